@@ -1,0 +1,1 @@
+"""bgref calibration package."""

@@ -1,0 +1,1 @@
+"""bgref firmware_bridge package."""

@@ -1,0 +1,1 @@
+"""The bgref application: the live referee, its command line and records."""

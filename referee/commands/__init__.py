@@ -1,0 +1,1 @@
+"""Sub-commands of ``bgref``, one module each."""

@@ -1,0 +1,1 @@
+"""bgref vision package."""

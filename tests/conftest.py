@@ -31,7 +31,7 @@ def shared_data() -> Path:
 
 @pytest.fixture(scope="session")
 def gnubg_path() -> str:
-    path = shutil.which("gnubg")
+    path = shutil.which("gnubg") or shutil.which("gnubg", path="/usr/games")
     if path is None:
         pytest.skip("gnubg not installed (apt-get install gnubg; ./scripts/test.sh does it)")
     return path

@@ -1,0 +1,67 @@
+"""Every threshold of the vision pipeline, in one typed, frozen config.
+
+>>> VisionConfig().face_min_confidence
+0.9
+>>> VisionConfig.default().replace(still_frames=3).still_frames
+3
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True, slots=True)
+class VisionConfig:
+    # ---- motion / hands gate (vision/motion.py)
+    motion_scale: float = 0.125
+    """The gate works on a copy of the frame shrunk by this factor (cheap: ≤ 2 ms at 1080p)."""
+    motion_threshold: int = 18
+    """Grey-level change (0..255) of a gate pixel counted as motion."""
+    motion_fraction: float = 0.004
+    """A region moves when more than this fraction of its gate pixels changed."""
+    still_frames: int = 5
+    """Frames a scene must stay still before a full reading runs (≈ 0.17 s at 30 fps)."""
+    skin_fraction: float = 0.06
+    """A region is covered when more than this fraction of its pixels look like skin or moves."""
+
+    # ---- checkers (vision/checkers.py)
+    rectified_px_per_mm: float = 1.0
+    """Resolution of the rectified board image used for checkers, dice and cube."""
+    count_min_confidence: float = 0.8
+    """A count below this confidence makes the observation not confident."""
+
+    # ---- dice (vision/dice/)
+    face_min_confidence: float = 0.9
+    """Below this the die face is reported as None (unsure)."""
+    notdie_max_prob: float = 0.5
+    """A candidate whose "not a die" probability is at least this is dropped."""
+    find_min_side_frac: float = 0.012
+    """Smallest die side searched by the profile-free finder, as a fraction of the image's longer side."""
+    find_max_side_frac: float = 0.2
+    """Largest die side searched by the profile-free finder."""
+    find_nms_iou: float = 0.3
+    """Overlap above which two die candidates are the same die."""
+    cocked_area_ratio: float = 0.82
+    """A top face whose area in board mm² is below this fraction of a flat face is cocked."""
+    cocked_squareness: float = 0.12
+    """A top face whose side lengths or angles deviate more than this from a square is cocked."""
+    cocked_margin: float = 0.05
+    """Band around the cocked thresholds in which flat/cocked is reported as unsure."""
+    boundary_uncertain_mm: float = 3.0
+    """Dice closer than this to an area boundary are flagged uncertain (low area confidence)."""
+
+    # ---- cube (vision/cube.py)
+    cube_min_confidence: float = 0.9
+    cube_middle_band_mm: float = 40.0
+    """A cube whose centre is within this distance of the board's long centre line sits in the middle."""
+
+    # ---- overall
+    observation_min_confidence: float = 0.8
+
+    @classmethod
+    def default(cls) -> VisionConfig:
+        return cls()
+
+    def replace(self, **changes: object) -> VisionConfig:
+        return replace(self, **changes)  # type: ignore[arg-type]

@@ -1,0 +1,595 @@
+"""From a stream of :class:`BoardObservation` to the events the laws machine judges.
+
+The tracker watches still scenes only.  A scene (checker counts, dice, cube) is *accepted*
+when it has been read the same way on ``settle_frames`` still, uncovered observations in a
+row; each accepted scene is compared with the previous one:
+
+* two new dice settled -> :class:`DiceThrown` (where each rests, seen from the thrower; flat
+  or cocked); during the opening, one die per player -> :class:`OpeningDieThrown`;
+* new dice while the mover's dice are still down -> :class:`DiceThrown` by the opponent
+  (the laws call it premature);
+* the mover's dice gone -> the play is complete: the last reading is reconciled with the
+  legal plays (below), then :class:`DiceLifted`;
+* the checkers changed -> :class:`PositionObserved` (only for a confident reading);
+* the cube turned -> :class:`CubeOffered`; moved to the taker's side -> :class:`CubeTaken`;
+  turned again on the taker's side -> :class:`CubeBeavered`; back in the middle at 64 or a new
+  game set up -> :class:`CubeDropped`;
+* the full set of 30 checkers standing in a starting array -> :class:`GameSetUp`.
+
+Reconciling a reading with the rules (:func:`reconcile`): a confident reading is passed on as
+it is, so a position that no legal play reaches is judged illegal by the laws; an unsure
+reading is resolved to the likeliest legal play that agrees with every region read with
+confidence, and marked unsure (the referee asks the players to check, it never accuses); when
+no legal play agrees, the event goes out with ``uncertain=True`` and the laws answer "check".
+
+The tracker's whole state is a frozen :class:`TrackerState` that round-trips through JSON,
+so the journal can restore it exactly (``bgref run --resume``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from enum import Enum
+from typing import Any
+
+from rules.dice import Dice
+from rules.laws.events import (
+    CubeBeavered,
+    CubeDropped,
+    CubeOffered,
+    CubeTaken,
+    DiceLifted,
+    DiceThrown,
+    DieThrow,
+    Event,
+    GameSetUp,
+    OpeningDieThrown,
+    PositionObserved,
+    Rest,
+)
+from rules.moves import Play, legal_plays
+from rules.position import BAR, OFF, Position, PositionError, Side
+from vision.geometry import Area
+from vision.observation import BoardObservation, CountReading, CubePosition, DieReading
+
+__all__ = [
+    "Emitted",
+    "Phase",
+    "Reconciled",
+    "Tracker",
+    "TrackerConfig",
+    "TrackerState",
+    "reconcile",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TrackerConfig:
+    """Every threshold of the tracker in one place."""
+
+    settle_frames: int = 2  # identical still readings before a scene is accepted
+    count_confidence: float = 0.9  # a region read at least this sure counts as confident
+    face_confidence: float = 0.9  # a die face read at least this sure
+    cocked_confidence: float = 0.9  # flat/cocked decided at least this sure
+    boundary_margin_mm: float = 3.0  # a die nearer than this to an area boundary: unsure where it lies
+    same_die_mm: float = 10.0  # a die within this distance of where it lay is the same die
+    # Which long side's right-hand table each area is, for dice with no owner colour:
+    # the NEAR seat's right-hand table is Area.RIGHT_TABLE (vision.geometry's convention).
+    white_right_table: Area = Area.RIGHT_TABLE
+
+
+class Phase(Enum):
+    SETUP = "setup"  # waiting for the checkers to be set up
+    OPENING = "opening"  # waiting for the opening throw
+    TO_THROW = "to_throw"  # the side on turn is to throw (or double)
+    PLAYING = "playing"  # the mover's dice are down: his play is in progress
+    VOID_THROW = "void_throw"  # dice down that must be thrown again (cocked, misplaced)
+    GAME_OVER = "game_over"
+
+
+Board = tuple[tuple[int, int], ...]  # 27 (white, black): absolute points 1..24, bar, trays (W, B)
+
+
+@dataclass(frozen=True, slots=True)
+class SeenDie:
+    face: int | None
+    sure: bool
+    flat: bool
+    area: str
+    on_die: bool
+    x: float
+    y: float
+    owner: Side | None
+
+
+@dataclass(frozen=True, slots=True)
+class Scene:
+    """What one still observation shows, reduced to what the tracker compares."""
+
+    board: Board
+    confidences: tuple[float, ...]
+    sure: bool
+    dice: tuple[SeenDie, ...]
+    cube: tuple[int | None, str] | None
+
+    def key(self) -> tuple[Any, ...]:
+        dice = tuple(sorted((d.face, d.flat, d.area, d.on_die, round(d.x / 5), round(d.y / 5)) for d in self.dice))
+        return (self.board, self.sure, dice, self.cube)
+
+
+@dataclass(frozen=True, slots=True)
+class TrackerState:
+    phase: Phase = Phase.SETUP
+    turn: Side | None = None
+    board: Board | None = None  # the last accepted board
+    board_sure: bool = True
+    start: Board | None = None  # the board when the mover's dice landed (before his play)
+    sent: Board | None = None  # the last board sent to the laws as PositionObserved
+    dice: tuple[int, int] | None = None
+    dice_xy: tuple[tuple[float, float], ...] = ()  # where the mover's dice lie
+    other_xy: tuple[tuple[float, float], ...] = ()  # other dice on the board (void or premature)
+    opening: tuple[tuple[str, int, float, float], ...] = ()  # (side letter, face, x, y) of opening dice
+    cube_face: int | None = 64
+    cube_where: str = CubePosition.MIDDLE.value
+    offer: tuple[str, int] | None = None  # (offerer letter, value) of a pending double
+    game: int = 0
+    move: int = 0
+    seq: int = -1  # the last observation seen
+    pending: tuple[Any, ...] | None = None  # the candidate scene's key
+    pending_count: int = 0
+
+    # ------------------------------------------------------------------ JSON
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "phase": self.phase.value,
+            "turn": None if self.turn is None else self.turn.letter,
+            "board": _board_json(self.board),
+            "board_sure": self.board_sure,
+            "start": _board_json(self.start),
+            "sent": _board_json(self.sent),
+            "dice": None if self.dice is None else list(self.dice),
+            "dice_xy": [list(p) for p in self.dice_xy],
+            "other_xy": [list(p) for p in self.other_xy],
+            "opening": [list(o) for o in self.opening],
+            "cube_face": self.cube_face,
+            "cube_where": self.cube_where,
+            "offer": None if self.offer is None else list(self.offer),
+            "game": self.game,
+            "move": self.move,
+            "seq": self.seq,
+            "pending": _listify(self.pending),
+            "pending_count": self.pending_count,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> TrackerState:
+        """The state written by :meth:`to_json`."""
+        try:
+            return cls(
+                phase=Phase(d["phase"]),
+                turn=None if d["turn"] is None else _side(d["turn"]),
+                board=_board_from(d["board"]),
+                board_sure=bool(d["board_sure"]),
+                start=_board_from(d["start"]),
+                sent=_board_from(d["sent"]),
+                dice=None if d["dice"] is None else (int(d["dice"][0]), int(d["dice"][1])),
+                dice_xy=tuple((float(x), float(y)) for x, y in d["dice_xy"]),
+                other_xy=tuple((float(x), float(y)) for x, y in d["other_xy"]),
+                opening=tuple((str(s), int(f), float(x), float(y)) for s, f, x, y in d["opening"]),
+                cube_face=d["cube_face"],
+                cube_where=str(d["cube_where"]),
+                offer=None if d["offer"] is None else (str(d["offer"][0]), int(d["offer"][1])),
+                game=int(d["game"]),
+                move=int(d["move"]),
+                seq=int(d["seq"]),
+                pending=_tuplify(d.get("pending")),
+                pending_count=int(d.get("pending_count", 0)),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"cannot restore the tracker state from {d!r}: {exc}") from exc
+
+
+def _listify(v: Any) -> Any:
+    if isinstance(v, tuple):
+        return [_listify(x) for x in v]
+    return v
+
+
+def _tuplify(v: Any) -> Any:
+    if isinstance(v, list):
+        return tuple(_tuplify(x) for x in v)
+    return v
+
+
+def _side(letter: str) -> Side:
+    if letter == "W":
+        return Side.WHITE
+    if letter == "B":
+        return Side.BLACK
+    raise ValueError(f"side must be 'W' or 'B', got {letter!r}")
+
+
+def _board_json(b: Board | None) -> list[list[int]] | None:
+    return None if b is None else [list(x) for x in b]
+
+
+def _board_from(v: Any) -> Board | None:
+    if v is None:
+        return None
+    if len(v) != 27:
+        raise ValueError(f"a board needs 27 regions, got {len(v)}")
+    return tuple((int(w), int(b)) for w, b in v)
+
+
+# ---------------------------------------------------------------------- boards and positions
+def board_of(position: Position) -> Board:
+    """The 27 (white, black) region counts of a position."""
+    pts = tuple((position.white[p], position.black[25 - p]) for p in range(1, 25))
+    return (*pts, (position.white[BAR], position.black[BAR]), (position.white[OFF], 0), (0, position.black[OFF]))
+
+
+def position_of(board: Board, turn: Side) -> Position:
+    white = [0] * 26
+    black = [0] * 26
+    for i in range(24):
+        white[i + 1] = board[i][0]
+        black[24 - i] = board[i][1]
+    white[BAR], black[BAR] = board[24]
+    white[OFF] = board[25][0]
+    black[OFF] = board[26][1]
+    return Position(tuple(white), tuple(black), turn)
+
+
+def _changed_points(a: Board, b: Board) -> tuple[int, ...]:
+    return tuple(i + 1 for i in range(24) if a[i] != b[i])
+
+
+STARTING_BOARD = board_of(Position.initial())
+
+
+# ---------------------------------------------------------------------- reconciling
+class Verdict(Enum):
+    EXACT = "exact"  # a confident reading: passed on as it is
+    RESOLVED = "resolved"  # unsure reading resolved to the likeliest legal play
+    UNCLEAR = "unclear"  # unsure reading that no legal play agrees with: ask to check
+
+
+@dataclass(frozen=True, slots=True)
+class Reconciled:
+    verdict: Verdict
+    board: Board
+    play: Play | None = None
+    doubtful: tuple[int, ...] = ()  # absolute points read without confidence (what to check)
+
+
+def reconcile(before: Position, dice: Dice | tuple[int, int], board: Board, confidences: Sequence[float],
+              *, min_confidence: float = 0.9) -> Reconciled:
+    """Match a reading of the board after a throw against the legal plays.
+
+    ``before`` has the mover on roll.  A fully confident reading is returned as it is (EXACT,
+    with the legal play it shows, or None: the laws will find it illegal).  Otherwise every
+    region read with confidence must agree exactly; among the legal plays that do, the one
+    nearest to the reading (differences weighted by confidence) is chosen (RESOLVED).
+    """
+    doubtful = tuple(i + 1 for i in range(24) if confidences[i] < min_confidence)
+    sure = all(c >= min_confidence for c in confidences)
+    try:
+        plays = legal_plays(before, dice)
+    except PositionError:
+        return Reconciled(Verdict.EXACT if sure else Verdict.UNCLEAR, board, None, doubtful)
+    if sure:
+        found = plays.find(position_of(board, before.turn.opponent))
+        return Reconciled(Verdict.EXACT, board, found, ())
+    best: tuple[float, int, Play] | None = None
+    for k, play in enumerate(plays):
+        cand = board_of(play.after)
+        cost = 0.0
+        agrees = True
+        for i, (seen, want) in enumerate(zip(board, cand, strict=True)):
+            diff = abs(seen[0] - want[0]) + abs(seen[1] - want[1])
+            if diff and confidences[i] >= min_confidence:
+                agrees = False
+                break
+            cost += diff * (0.05 + confidences[i])
+        if agrees and (best is None or (cost, k) < best[:2]):
+            best = (cost, k, play)
+    if best is None:
+        return Reconciled(Verdict.UNCLEAR, board, None, doubtful)
+    return Reconciled(Verdict.RESOLVED, board_of(best[2].after), best[2], doubtful)
+
+
+# ---------------------------------------------------------------------- the tracker
+@dataclass(frozen=True, slots=True)
+class Emitted:
+    """An event for the laws, with what the referee needs beside it."""
+
+    event: Event
+    seq: int
+    points: tuple[int, ...] = ()  # absolute points involved (what changed, or what to check)
+    unsure: bool = False  # resolved from an unsure reading: ask the players to check
+    note: str = ""
+
+
+def _reading_sure(r: CountReading, cfg: TrackerConfig) -> bool:
+    return r.confidence >= cfg.count_confidence
+
+
+def scene_of(obs: BoardObservation, cfg: TrackerConfig) -> Scene:
+    regions = (*obs.points, obs.bar, obs.trays[0], obs.trays[1])
+    board = tuple((r.white, r.black) for r in regions)
+    conf = tuple(r.confidence for r in regions)
+    sure = obs.confident and all(_reading_sure(r, cfg) for r in regions)
+    dice = tuple(_seen_die(d, cfg) for d in obs.dice)
+    cube = None if obs.cube is None else (obs.cube.face, obs.cube.position.value)
+    return Scene(board, conf, sure, dice, cube)
+
+
+def _seen_die(d: DieReading, cfg: TrackerConfig) -> SeenDie:
+    sure = (
+        d.face is not None
+        and d.face_confidence >= cfg.face_confidence
+        and d.cocked is not None
+        and d.cocked_confidence >= cfg.cocked_confidence
+        and d.boundary_mm >= cfg.boundary_margin_mm
+    )
+    return SeenDie(d.face, sure, not bool(d.cocked), d.area.value, d.on_die, d.center_mm[0], d.center_mm[1],
+                   d.owner)
+
+
+def _near(d: SeenDie, places: Sequence[tuple[float, float]], mm: float) -> bool:
+    return any(math.hypot(d.x - x, d.y - y) <= mm for x, y in places)
+
+
+class Tracker:
+    """Feeds on observations, returns events.  ``state`` is a frozen value (journal it, restore it)."""
+
+    def __init__(self, config: TrackerConfig | None = None, state: TrackerState | None = None) -> None:
+        self.config = config or TrackerConfig()
+        self.state = state or TrackerState()
+
+    # ------------------------------------------------------------------ seats and tables
+    def _right_table(self, side: Side) -> str:
+        white = self.config.white_right_table
+        other = Area.LEFT_TABLE if white is Area.RIGHT_TABLE else Area.RIGHT_TABLE
+        return (white if side is Side.WHITE else other).value
+
+    def _owner_by_place(self, d: SeenDie) -> Side | None:
+        if d.owner is not None:
+            return d.owner
+        if d.area == self._right_table(Side.WHITE):
+            return Side.WHITE
+        if d.area == self._right_table(Side.BLACK):
+            return Side.BLACK
+        return None
+
+    def _rest(self, d: SeenDie, thrower: Side) -> Rest:
+        if d.on_die:
+            return Rest.ON_DIE
+        if d.area == self._right_table(thrower):
+            return Rest.RIGHT_TABLE
+        if d.area in (Area.LEFT_TABLE.value, Area.RIGHT_TABLE.value):
+            return Rest.LEFT_TABLE
+        if d.area == Area.BAR.value:
+            return Rest.BAR
+        return Rest.OFF_BOARD
+
+    def _throw(self, d: SeenDie, thrower: Side) -> DieThrow:
+        return DieThrow(d.face if d.face is not None else 1, self._rest(d, thrower), d.flat)
+
+    # ------------------------------------------------------------------ feeding
+    def feed(self, obs: BoardObservation) -> list[Emitted]:
+        """Take one observation; return the events it completes (usually none)."""
+        s = self.state
+        if obs.seq <= s.seq:
+            return []  # already seen (a resumed replay starts after the last journalled frame)
+        if not obs.still or obs.covered:
+            self.state = replace(s, seq=obs.seq, pending=None, pending_count=0)
+            return []
+        scene = scene_of(obs, self.config)
+        key = scene.key()
+        count = s.pending_count + 1 if key == s.pending else 1
+        self.state = replace(s, seq=obs.seq, pending=key, pending_count=count)
+        if count != self.config.settle_frames:
+            return []
+        return self._accept(scene, obs.seq, obs.t)
+
+    def _accept(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        out: list[Emitted] = []
+        s = self.state
+        if s.phase is Phase.SETUP or s.phase is Phase.GAME_OVER:
+            out += self._setup(sc, seq, t)
+        elif s.phase is Phase.OPENING:
+            out += self._opening(sc, seq, t)
+        else:
+            out += self._cube(sc, seq, t)
+            if self.state.phase is not Phase.GAME_OVER:
+                out += self._in_game(sc, seq, t)
+        self.state = replace(self.state, board=sc.board, board_sure=sc.sure,
+                             cube_face=sc.cube[0] if sc.cube else self.state.cube_face,
+                             cube_where=sc.cube[1] if sc.cube else self.state.cube_where)
+        return out
+
+    # ------------------------------------------------------------------ set-up and opening
+    def _setup(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        s = self.state
+        out: list[Emitted] = []
+        on_board = sum(w + b for w, b in sc.board[:25])
+        if not sc.sure or on_board != 30 or sc.dice:
+            return out
+        if s.offer is not None and s.turn is not None:
+            out.append(Emitted(CubeDropped(s.turn.opponent if _side(s.offer[0]) is s.turn else s.turn, t=t), seq))
+        pos = position_of(sc.board, Side.WHITE)
+        points = _changed_points(STARTING_BOARD, sc.board)
+        out.append(Emitted(GameSetUp(pos, t=t), seq, points))
+        self.state = replace(s, phase=Phase.OPENING, turn=None, start=sc.board, sent=sc.board, dice=None,
+                             dice_xy=(), other_xy=(), opening=(), offer=None, game=s.game + 1, move=0)
+        return out
+
+    def _opening(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        s = self.state
+        out: list[Emitted] = []
+        if not sc.dice:
+            if s.opening:  # a tie, lifted for the rethrow
+                self.state = replace(s, opening=())
+            return out
+        known = list(s.opening)
+        for d in sc.dice:
+            if _near(d, [(x, y) for _, _, x, y in known], self.config.same_die_mm):
+                continue
+            owner = self._owner_by_place(d)
+            if owner is None or d.face is None:
+                continue
+            if any(side == owner.letter for side, _, _, _ in known):
+                continue
+            known.append((owner.letter, d.face, d.x, d.y))
+            out.append(Emitted(OpeningDieThrown(owner, self._throw(d, owner), t=t, uncertain=not d.sure), seq))
+        self.state = replace(s, opening=tuple(known))
+        if len(known) == 2:
+            faces = {_side(side): face for side, face, _, _ in known}
+            w, b = faces[Side.WHITE], faces[Side.BLACK]
+            if w != b:
+                winner = Side.WHITE if w > b else Side.BLACK
+                self.state = replace(self.state, phase=Phase.PLAYING, turn=winner,
+                                     dice=(faces[winner], faces[winner.opponent]),
+                                     dice_xy=tuple((x, y) for _, _, x, y in known), opening=(),
+                                     start=self.state.board or sc.board, move=1)
+        return out
+
+    # ------------------------------------------------------------------ the cube
+    def _cube(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        s = self.state
+        if sc.cube is None or s.turn is None:
+            return []
+        face, where = sc.cube
+        if face is None:
+            return []
+        out: list[Emitted] = []
+        if s.offer is not None:
+            offerer = _side(s.offer[0])
+            taker = offerer.opponent
+            if face == 64 and where == CubePosition.MIDDLE.value:
+                out.append(Emitted(CubeDropped(taker, t=t), seq, note="cube back in the middle"))
+                self.state = replace(s, offer=None, phase=Phase.GAME_OVER)
+            elif face != s.offer[1] and where == taker.name.lower():
+                out.append(Emitted(CubeBeavered(taker, face, t=t), seq))
+                self.state = replace(s, offer=None)
+            elif where == taker.name.lower():
+                out.append(Emitted(CubeTaken(taker, t=t), seq))
+                self.state = replace(s, offer=None)
+            return out
+        if face != s.cube_face and s.cube_face is not None:
+            offerer = s.turn
+            out.append(Emitted(CubeOffered(offerer, face, t=t), seq))
+            self.state = replace(s, offer=(offerer.letter, face))
+        return out
+
+    # ------------------------------------------------------------------ throws and plays
+    def _in_game(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        s = self.state
+        assert s.turn is not None
+        turn = s.turn
+        cfg = self.config
+        out: list[Emitted] = []
+        mover_dice = [d for d in sc.dice if _near(d, s.dice_xy, cfg.same_die_mm)] if s.dice_xy else []
+        others = [d for d in sc.dice if d not in mover_dice]
+        fresh = [d for d in others if not _near(d, s.other_xy, cfg.same_die_mm)]
+
+        if s.phase is Phase.PLAYING:
+            out += self._checkers(sc, seq, t)
+            if len(fresh) >= 2:  # the opponent threw before this play was complete
+                out += self._throw_event(s.turn.opponent, fresh[:2], seq, t)
+                self.state = replace(self.state, other_xy=tuple((d.x, d.y) for d in fresh[:2]))
+            if not mover_dice:
+                out += self._lifted(sc, seq, t)
+            return out
+
+        if s.phase is Phase.VOID_THROW:
+            if not mover_dice:  # picked up for the rethrow
+                out.append(Emitted(DiceLifted(s.turn, t=t), seq, note="dice picked up to throw again"))
+                self.state = replace(self.state, phase=Phase.TO_THROW, dice=None, dice_xy=())
+                s = self.state
+                fresh = [d for d in sc.dice if not _near(d, s.other_xy, cfg.same_die_mm)]
+            else:
+                return out
+
+        # TO_THROW
+        if sc.board != s.sent and sc.board != s.board and not sc.dice:
+            out += self._checkers(sc, seq, t)  # checkers moved without a throw
+        if len(fresh) >= 2:
+            if s.offer is not None:
+                out.append(Emitted(CubeTaken(_side(s.offer[0]).opponent, t=t), seq, note="taken by playing on"))
+                self.state = replace(self.state, offer=None)
+            out += self._throw_event(turn, fresh[:2], seq, t)
+            if all(d.flat and self._rest(d, turn) is Rest.RIGHT_TABLE and not d.on_die for d in fresh[:2]):
+                self._start_play(fresh[:2], sc, seq)
+            else:
+                self.state = replace(self.state, phase=Phase.VOID_THROW,
+                                     dice_xy=tuple((d.x, d.y) for d in fresh[:2]))
+        return out
+
+    def _start_play(self, dice: Sequence[SeenDie], sc: Scene, seq: int) -> None:
+        s = self.state
+        faces = (dice[0].face or 1, dice[1].face or 1)
+        self.state = replace(s, phase=Phase.PLAYING, dice=faces, dice_xy=tuple((d.x, d.y) for d in dice),
+                             other_xy=(), start=sc.board, move=s.move + 1)
+
+    def _throw_event(self, thrower: Side, dice: Sequence[SeenDie], seq: int, t: float) -> list[Emitted]:
+        unsure = not all(d.sure for d in dice)
+        ev = DiceThrown(thrower, (self._throw(dice[0], thrower), self._throw(dice[1], thrower)), t=t,
+                        uncertain=unsure)
+        return [Emitted(ev, seq, unsure=unsure)]
+
+    def _checkers(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        s = self.state
+        if sc.board == s.sent:
+            return []
+        if not sc.sure:
+            if s.phase is not Phase.PLAYING and s.sent is not None:
+                # a change seen without a throw, but not clearly: ask, never accuse
+                pts = _changed_points(s.sent, sc.board)
+                return [Emitted(PositionObserved(position_of(sc.board, s.turn or Side.WHITE), t=t, uncertain=True),
+                                seq, pts, unsure=True)]
+            return []  # an unsure reading mid-play waits for the end of the play
+        pts = _changed_points(s.sent, sc.board) if s.sent is not None else ()
+        self.state = replace(s, sent=sc.board)
+        return [Emitted(PositionObserved(position_of(sc.board, s.turn or Side.WHITE), t=t), seq, pts)]
+
+    def _lifted(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        s = self.state
+        assert s.turn is not None and s.dice is not None
+        turn = s.turn
+        out: list[Emitted] = []
+        final = s.board if s.board is not None else sc.board
+        conf_board = sc.board
+        if not sc.sure and s.start is not None:
+            rec = reconcile(position_of(s.start, s.turn), s.dice, conf_board, _confidences(sc),
+                            min_confidence=self.config.count_confidence)
+            before = position_of(s.start, s.turn)
+            if rec.verdict is Verdict.RESOLVED:
+                pos = rec.play.after if rec.play is not None else before
+                out.append(Emitted(PositionObserved(pos, t=t), seq, rec.doubtful, unsure=True,
+                                   note="unsure reading resolved to the likeliest legal play"))
+                final = rec.board
+                self.state = replace(s, sent=rec.board)
+            else:
+                out.append(Emitted(PositionObserved(position_of(conf_board, s.turn), t=t, uncertain=True), seq,
+                                   rec.doubtful, unsure=True, note="unsure reading: please check the position"))
+                final = s.sent or final
+        s = self.state
+        out.append(Emitted(DiceLifted(turn, t=t), seq))
+        over = final[25][0] == 15 or final[26][1] == 15
+        self.state = replace(s, phase=Phase.GAME_OVER if over else Phase.TO_THROW, turn=turn.opponent,
+                             dice=None, dice_xy=())
+        early = [d for d in sc.dice if _near(d, s.other_xy, self.config.same_die_mm)]
+        if not over and len(early) >= 2:  # the opponent's premature throw lies there: it is his throw
+            self._start_play(early[:2], sc, seq)
+        return out
+
+
+def _confidences(sc: Scene) -> tuple[float, ...]:
+    return sc.confidences
+
+
+__all__ += ["STARTING_BOARD", "board_of", "position_of", "scene_of"]

@@ -1,0 +1,47 @@
+"""Every threshold of calibration in one typed, frozen config.
+
+Pass a modified copy (``dataclasses.replace(CalibrationConfig(), ...)``) to any stage; nothing reads a
+global.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationConfig:
+    # --- board finding (automatic)
+    work_width: int = 800
+    """Width (px) of the downscaled copy used to find candidate board outlines."""
+    min_board_fraction: float = 0.06
+    """A candidate outline must cover at least this fraction of the image."""
+    max_candidates: int = 24
+    """At most this many candidate quadrilaterals are verified."""
+    min_pattern_score: float = 0.35
+    """Minimum triangle-pattern contrast score for a candidate to count as a board."""
+    # --- sub-pixel refinement of the outline
+    edge_search_px: float = 12.0
+    """Search +- this many full-resolution pixels across each predicted edge."""
+    edge_samples: int = 160
+    """Samples along each side of the outline."""
+    refine_iterations: int = 3
+    max_edge_residual_px: float = 2.5
+    """Edge samples further than this from the fitted line are dropped (robust fit)."""
+    # --- verification against the starting position
+    occupied_fraction: float = 0.22
+    """Fraction of a point's base region that must differ from the empty point to count as occupied."""
+    # --- intrinsics
+    default_hfov_deg: float = 60.0
+    """Horizontal field of view assumed when no calibration target was shown."""
+    # --- tracking
+    track_every_n: int = 3
+    """Check the outline every n-th frame."""
+    track_support_min: float = 0.55
+    """Fraction of outline samples that must still sit on a strong edge."""
+    track_shift_px: float = 3.0
+    """A re-fit moving any corner by more than this (px) means the board moved."""
+    track_confirm_checks: int = 2
+    """Consecutive failing checks before declaring the board moved (hands cross the rail briefly)."""
+    track_search_px: float = 90.0
+    """How far (px) a re-fit searches for the moved outline."""

@@ -1,0 +1,56 @@
+"""The calibration error family: every error is a ``ValueError`` naming what was wrong.
+
+>>> str(ProfileFieldError("camera.width", expected="1920", found="1280"))
+'profile field camera.width: expected 1920, found 1280'
+"""
+
+from __future__ import annotations
+
+
+class CalibrationError(ValueError):
+    """Root of every calibration error (a ``ValueError``, so the CLI prints it as one line)."""
+
+
+class ProfileError(CalibrationError):
+    """A profile file that cannot be used: unreadable, corrupt, old, or for another camera."""
+
+
+class ProfileFieldError(ProfileError):
+    """One field of a profile is missing or wrong; names the field, what was expected and found."""
+
+    def __init__(self, field: str, *, expected: str, found: str, source: str | None = None) -> None:
+        self.field = field
+        self.expected = expected
+        self.found = found
+        self.source = source
+        where = f"{source}: " if source else ""
+        super().__init__(f"{where}profile field {field}: expected {expected}, found {found}")
+
+
+class ProfileVersionError(ProfileFieldError):
+    """A profile written by another (older or newer) version of the format."""
+
+
+class ResolutionMismatch(ProfileError):
+    """A frame whose size differs from the resolution the profile was made for."""
+
+    def __init__(self, expected: tuple[int, int], found: tuple[int, int], source: str | None = None) -> None:
+        self.expected = expected
+        self.found = found
+        where = f"{source}: " if source else ""
+        super().__init__(
+            f"{where}frame is {found[0]}x{found[1]} but the profile was made for "
+            f"{expected[0]}x{expected[1]}; recalibrate for this resolution"
+        )
+
+
+class BoardNotFound(CalibrationError):
+    """No backgammon board could be found (or verified) in an image."""
+
+
+class CornersError(CalibrationError):
+    """Manual corner coordinates that cannot describe a board."""
+
+
+class TargetNotFound(CalibrationError):
+    """A chessboard / ChArUco target for the camera intrinsics was not found in enough images."""

@@ -13,6 +13,7 @@ on a pseudo-terminal (``Emulator.start_pty()``, the port a host opens) or in-pro
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import select
@@ -306,6 +307,11 @@ class Emulator:
         self._start()
         return self._host
 
+    def in_process_reopen(self) -> InProcessSerial:
+        """A fresh host end for a running in-process emulator (after the host closed the old one)."""
+        self._host = InProcessSerial(self)
+        return self._host
+
     def _start(self) -> None:
         self._stop.clear()
         self._t0 = time.monotonic()
@@ -348,10 +354,8 @@ class Emulator:
         if self._host is not None:
             self._host._deliver(data)
         elif self._master is not None:
-            try:
+            with contextlib.suppress(OSError):  # nobody listening: a real UART drops bytes too
                 os.write(self._master, data)
-            except OSError:
-                pass  # nobody listening; a real UART drops bytes too
 
     def _receive(self, timeout: float) -> bytes:
         if self._master is not None:

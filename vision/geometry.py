@@ -29,7 +29,8 @@ True
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from enum import Enum
 
 from rules.position import Side
@@ -216,8 +217,8 @@ REGION_NAMES: tuple[str, ...] = (*(f"p{i}" for i in range(1, 25)), "bar", "tray_
 class BoardLayout:
     """A board spec with a seating: the position of every region in board millimetres."""
 
-    spec: BoardSpec = field(default_factory=BoardSpec.tournament)
-    seating: Seating = field(default_factory=Seating)
+    spec: BoardSpec = dc_field(default_factory=BoardSpec.tournament)
+    seating: Seating = dc_field(default_factory=Seating)
 
     # ------------------------------------------------------------------ the big rectangles
     def outline(self) -> Rect:
@@ -364,7 +365,18 @@ class BoardLayout:
         cap = max(1, int((b.y1 - ym - 10) // s.checker_diameter_mm))
         layer, k = divmod(n, cap)
         y = ym + direction * (s.checker_diameter_mm * 0.5 + 8 + k * s.checker_diameter_mm)
-        return ((b.x0 + b.x1) / 2, y, layer * s.checker_height_mm)
+        return ((b.x0 + b.x1) / 2, y, self.surface_z(0.5 * (b.x0 + b.x1), y) + layer * s.checker_height_mm)
+
+    def surface_z(self, x: float, y: float) -> float:
+        """Height of the surface at (x, y): the rail, bar and dividers stand proud of the field."""
+        a = self.area_of(x, y)
+        if a in (Area.RAIL, Area.BAR):
+            return self.spec.rail_height_mm
+        return 0.0
+
+    def holes(self) -> tuple[Rect, ...]:
+        """The sunken parts at z = 0: both tables and both tray columns (the rest stands proud)."""
+        return (self.table_rect(Area.RIGHT_TABLE), self.table_rect(Area.LEFT_TABLE), *self.tray_columns())
 
     def tray_region(self, side: Side) -> Rect:
         """The compartment where ``side`` bears off: its home end, its own long side."""

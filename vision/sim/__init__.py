@@ -1,0 +1,1 @@
+"""The board simulator: rendered scenes and game videos with exact ground truth."""

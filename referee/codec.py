@@ -18,6 +18,8 @@ import rules.laws.events as events_module
 from rules.laws.events import DieThrow, Event, Rest
 from rules.laws.verdicts import Verdict
 from rules.position import Position, Side
+from vision.geometry import Area
+from vision.observation import BoardObservation, CountReading, CubePosition, CubeReading, DieReading
 
 _EVENT_TYPES: dict[str, type] = {
     name: obj for name, obj in vars(events_module).items()
@@ -110,3 +112,55 @@ def encode_verdict(v: Verdict) -> dict[str, Any]:
         "points": list(v.players.points),
         "director": v.director,
     }
+
+
+# ---------------------------------------------------------------------- observations
+def encode_observation(o: BoardObservation) -> dict[str, Any]:
+    """An observation as JSON (a recorded stream replays without the camera or vision)."""
+
+    def cr(r: CountReading) -> list[Any]:
+        return [r.white, r.black, round(r.confidence, 4)]
+
+    return {
+        "seq": o.seq,
+        "t": o.t,
+        "points": [cr(r) for r in o.points],
+        "bar": cr(o.bar),
+        "trays": [cr(o.trays[0]), cr(o.trays[1])],
+        "dice": [
+            {"face": d.face, "fc": d.face_confidence, "cocked": d.cocked, "cc": d.cocked_confidence,
+             "area": d.area.value, "bmm": d.boundary_mm, "xy": list(d.center_mm), "box": list(d.image_box),
+             "on_die": d.on_die, "owner": None if d.owner is None else d.owner.letter}
+            for d in o.dice
+        ],
+        "cube": None if o.cube is None else {
+            "face": o.cube.face, "fc": o.cube.face_confidence, "pos": o.cube.position.value,
+            "rot": o.cube.rotation_deg, "pc": o.cube.position_confidence},
+        "still": o.still,
+        "covered": sorted(o.covered),
+        "confident": o.confident,
+    }
+
+
+def decode_observation(d: dict[str, Any]) -> BoardObservation:
+    try:
+        def cr(v: list[Any]) -> CountReading:
+            return CountReading(int(v[0]), int(v[1]), float(v[2]))
+
+        dice = tuple(
+            DieReading(x["face"], float(x["fc"]), x["cocked"], float(x["cc"]), Area(x["area"]), float(x["bmm"]),
+                       (float(x["xy"][0]), float(x["xy"][1])),
+                       (int(x["box"][0]), int(x["box"][1]), int(x["box"][2]), int(x["box"][3])), bool(x["on_die"]),
+                       None if x["owner"] is None else (Side.WHITE if x["owner"] == "W" else Side.BLACK))
+            for x in d["dice"]
+        )
+        c = d["cube"]
+        cube = None if c is None else CubeReading(c["face"], float(c["fc"]), CubePosition(c["pos"]), float(c["rot"]),
+                                                   float(c["pc"]))
+        return BoardObservation(
+            seq=int(d["seq"]), t=float(d["t"]), points=tuple(cr(v) for v in d["points"]), bar=cr(d["bar"]),
+            trays=(cr(d["trays"][0]), cr(d["trays"][1])), dice=dice, cube=cube, still=bool(d["still"]),
+            covered=frozenset(d["covered"]), confident=bool(d["confident"]),
+        )
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise CodecError(f"not a recorded observation: {str(d)[:120]!r} ({exc})") from exc

@@ -1,0 +1,297 @@
+"""What ``bgref run`` and ``bgref replay`` share: the flags, building the parts, the run itself.
+
+Sources (``--camera`` for run, the positional VIDEO for replay):
+
+* ``0``, ``1`` ... a webcam; ``rtsp://...``/``http://...`` a stream; a video file; a folder of
+  images; ``sim:SEED`` the simulator (all through :func:`vision.camera.open_source`);
+* ``FILE.obs.jsonl`` a recorded observation stream (``--record-observations`` writes one): it
+  replays without the camera and without vision, through the same tracker, laws and journal.
+
+The reader is the real :class:`vision.BoardReader` with the calibration profile, or, with
+``--oracle``, the renderer's ground truth beside each frame (for testing the referee alone).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.codec import decode_observation, encode_observation
+from referee.exports import export_match
+from referee.journal import JournalError
+from referee.loop import LoopStats, run_loop
+from referee.session import Session, SessionInfo
+from vision.observation import BoardObservation
+
+
+def add_common(p: argparse.ArgumentParser) -> None:
+    """Flags shared by run and replay."""
+    p.add_argument("--profile", metavar="P", help="calibration profile (JSON) of this camera and board")
+    p.add_argument("--device", default="none", metavar="PORT|none",
+                   help="the LED/buzzer device: a serial port, hwgrep://VID:PID, a pty, or none (default)")
+    p.add_argument("--laws", default="modern", metavar="NAME",
+                   help="code of laws: a built-in name (bgref laws list) or a profile file (default modern)")
+    p.add_argument("--match", default="money", metavar="N|money", help="match length in points, or money")
+    p.add_argument("--players", nargs=2, default=["White", "Black"], metavar=("WHITE", "BLACK"))
+    p.add_argument("--journal", metavar="FILE", help="where to write the session journal (default: a new file "
+                   "in ./bgref-sessions/)")
+    p.add_argument("--resume", metavar="JOURNAL", help="continue the session of this journal exactly where it stopped")
+    p.add_argument("--exports", metavar="DIR", help="where to write the match (.mat, .sgf) (default: beside the journal)")
+    p.add_argument("--oracle", action="store_true", help="read the renderer's ground truth instead of running vision")
+    p.add_argument("--record-observations", metavar="FILE", help="also write every observation (JSON lines)")
+    p.add_argument("--no-status", action="store_true", help="no live terminal view (log lines instead)")
+    p.add_argument("--director", action="store_true", help="the director's view (position IDs, notes): not for players")
+    p.add_argument("--show", action="store_true", help="an OpenCV window with the annotated camera view")
+    p.add_argument("--json", action="store_true", help="print a JSON summary as the last line")
+
+
+def match_length(text: str) -> int:
+    t = text.strip().lower()
+    if t in ("money", "0", "unlimited"):
+        return 0
+    try:
+        n = int(t)
+    except ValueError as exc:
+        raise ValueError(f"--match must be a number of points or 'money', got {text!r}") from exc
+    if n < 1 or n > 99:
+        raise ValueError(f"--match must be 1-99 points or 'money', got {text!r}")
+    return n
+
+
+# ---------------------------------------------------------------------- sources and readers
+@dataclass(frozen=True, slots=True)
+class ObsFrame:
+    """A recorded observation travelling through the loop as a frame (no image)."""
+
+    obs: BoardObservation
+
+    @property
+    def seq(self) -> int:
+        return self.obs.seq
+
+    @property
+    def t(self) -> float:
+        return self.obs.t
+
+    @property
+    def image(self) -> Any:
+        import numpy as np
+
+        return np.zeros((1, 1, 3), np.uint8)
+
+
+def is_observation_stream(spec: str) -> bool:
+    return spec.endswith(".obs.jsonl") or spec.endswith(".obs.json")
+
+
+def observation_frames(path: str, *, skip_through: int = -1) -> Iterator[ObsFrame]:
+    try:
+        f = open(path, encoding="utf-8")  # noqa: SIM115 - closed by the generator
+    except OSError as exc:
+        raise ValueError(f"cannot read the observation stream {path!r}: {exc.strerror}") from exc
+    with f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                d = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{lineno}: not JSON: {exc}") from exc
+            if int(d.get("seq", -1)) <= skip_through:
+                continue
+            yield ObsFrame(decode_observation(d))
+
+
+def open_frames(spec: str, *, live: bool) -> Iterable[Any]:
+    """A frame source for ``spec`` (see the module docstring)."""
+    if is_observation_stream(spec):
+        return observation_frames(spec)
+    try:
+        from vision.camera import open_source
+    except ImportError as exc:  # pragma: no cover - the camera module lands with the renderer
+        raise ValueError(f"cannot open {spec!r}: the camera module (vision.camera) is not available") from exc
+    src = int(spec) if spec.isdigit() else spec
+    return open_source(src)  # type: ignore[no-any-return]
+
+
+def make_reader(spec: str, profile: str | None, oracle: bool) -> Callable[[Any], BoardObservation]:
+    if is_observation_stream(spec):
+        return lambda f: f.obs
+    if oracle:
+        from vision.sim.truth import truth_to_observation
+
+        def read_truth(frame: Any) -> BoardObservation:
+            truth = getattr(frame, "truth", None)
+            if truth is None:
+                raise ValueError(f"frame {frame.seq} has no ground truth (--oracle needs rendered frames)")
+            return truth_to_observation(truth)
+
+        return read_truth
+    if profile is None:
+        raise ValueError("--profile is required to read a camera (make one with bgref calibrate), or use --oracle")
+    try:
+        import vision
+        from calibration.profile import CalibrationProfile
+
+        board_reader = getattr(vision, "BoardReader")  # noqa: B009 - lands with the vision issue
+    except (ImportError, AttributeError) as exc:  # pragma: no cover - vision lands separately
+        raise ValueError(f"vision is not available to read frames: {exc}") from exc
+    prof = CalibrationProfile.load(profile)
+    reader = board_reader()
+    return lambda frame: reader.read(frame, prof)
+
+
+def open_device(port: str) -> Any:
+    if port.lower() in ("none", ""):
+        return None
+    from firmware_bridge.device import open_device as _open
+
+    return _open(port)
+
+
+# ---------------------------------------------------------------------- the run
+def default_journal() -> Path:
+    folder = Path("bgref-sessions")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return folder / f"session-{stamp}-{os.getpid()}.jsonl"
+
+
+def build_session(args: argparse.Namespace, source: str, device: Any) -> tuple[Session, int]:
+    if args.resume:
+        if not Path(args.resume).exists():
+            raise ValueError(f"--resume: no journal at {args.resume!r}")
+        try:
+            s = Session.resume(args.resume, device=device)
+        except JournalError as exc:
+            raise ValueError(str(exc)) from exc
+        return s, s.last_seq
+    info = SessionInfo(players=(args.players[0], args.players[1]), match_length=match_length(args.match),
+                       laws=args.laws, source=source, profile=args.profile or "")
+    path = Path(args.journal) if args.journal else default_journal()
+    try:
+        s = Session.start(info, path, device=device)
+    except JournalError as exc:
+        raise ValueError(str(exc)) from exc
+    return s, -1
+
+
+def run(args: argparse.Namespace, source: str, *, live: bool) -> int:
+    """The body of ``bgref run`` / ``bgref replay``."""
+    reader = make_reader(source, args.profile, args.oracle)
+    device = open_device(args.device)
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    session: Session | None = None
+    recorder = None
+    stats = LoopStats()
+    try:
+        session, skip = build_session(args, source, device)
+        frames = observation_frames(source, skip_through=skip) if is_observation_stream(source) else \
+            open_frames(source, live=live)
+        if args.record_observations:
+            recorder = open(args.record_observations, "a", encoding="utf-8")  # noqa: SIM115
+            base = reader
+
+            def reader(frame: Any) -> BoardObservation:
+                obs = base(frame)
+                assert recorder is not None
+                recorder.write(json.dumps(encode_observation(obs), separators=(",", ":")) + "\n")
+                return obs
+
+        view = _view(args, session)
+        reopen = (lambda: open_frames(source, live=live)) if live else None
+        try:
+            stats = run_loop(frames, reader, session, live=live, stop=stop, reopen=reopen, on_tick=view.tick,
+                             skip_through=skip)
+        finally:
+            view.close(stats)
+        out_dir = Path(args.exports) if args.exports else Path(session.journal.path).parent if session.journal \
+            else Path(".")
+        written = export_match(session, out_dir)
+        session.note("end", reason=stats.ended, processed=stats.processed, dropped=stats.dropped,
+                     exports=[str(p) for p in written])
+        _summary(args, session, stats, written)
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if recorder is not None:
+            recorder.close()
+        if session is not None:
+            session.close()
+        if device is not None:
+            device.close()
+
+
+class _View:
+    def __init__(self, args: argparse.Namespace, session: Session) -> None:
+        self.session = session
+        self.director = bool(args.director)
+        self.live: Any = None
+        self.quiet = bool(args.no_status) or not sys.stdout.isatty()
+        self._last_events = 0
+        if not self.quiet:
+            from rich.live import Live
+
+            from referee.status import model_of, render
+
+            self._model_of, self._render = model_of, render
+            self.live = Live(render(model_of(session), director=self.director), refresh_per_second=4,
+                             transient=False)
+            self.live.start()
+
+    def tick(self, stats: LoopStats) -> None:
+        if self.live is not None:
+            self.live.update(self._render(self._model_of(self.session, stats), director=self.director))
+            return
+        # plain log lines: one per judged event that is not ok
+        new = self.session.judged[-(self.session.stats.events - self._last_events):] if \
+            self.session.stats.events > self._last_events else []
+        self._last_events = self.session.stats.events
+        for j in new:
+            if not j.verdict.ok or j.emitted.unsure:
+                print(f"g{j.game} m{j.move}: {j.verdict.summary()} - {j.verdict.players.text}", file=sys.stderr)
+
+    def close(self, stats: LoopStats) -> None:
+        self.tick(stats)
+        if self.live is not None:
+            self.live.stop()
+
+
+def _view(args: argparse.Namespace, session: Session) -> _View:
+    return _View(args, session)
+
+
+def _summary(args: argparse.Namespace, session: Session, stats: LoopStats, written: list[Path]) -> None:
+    summary = {
+        "journal": session.journal.path if session.journal else None,
+        "ended": stats.ended,
+        "frames": stats.frames,
+        "processed": stats.processed,
+        "dropped": stats.dropped,
+        "corrupt": stats.corrupt,
+        "skipped": stats.skipped,
+        "fps": round(stats.fps, 1),
+        "events": session.stats.events,
+        "infractions": session.stats.infractions,
+        "checks": session.stats.checks,
+        "exports": [str(p) for p in written],
+        "state": session.snapshot(),
+    }
+    if args.json:
+        print(json.dumps(summary, separators=(",", ":")))
+    else:
+        print(f"{stats.ended}: {stats.processed} frames judged ({stats.fps:.1f} fps, {stats.dropped} dropped, "
+              f"{stats.corrupt} corrupt); {session.stats.infractions} infraction(s); journal {summary['journal']}")
+        for p in written:
+            print(f"  exported {p}")

@@ -253,7 +253,7 @@ static uint8_t compose(uint8_t *grb, uint32_t now)
     return status_on(status_mode, phase);
 }
 
-static void refresh_if_due(uint32_t now)
+static void refresh_if_due(uint32_t now, uint8_t host_waiting)
 {
     uint8_t grb[N_LEDS * 3];
     uint8_t st = compose(grb, now);
@@ -265,7 +265,7 @@ static void refresh_if_due(uint32_t now)
         return;
     /* WS2812 timing needs interrupts off for ~0.8 ms: never while a frame is arriving. */
     cli();
-    uint8_t quiet = rx_head == rx_tail && (uint32_t)(ms_now - last_byte_ms) >= RX_QUIET_MS;
+    uint8_t quiet = rx_head == rx_tail && (host_waiting || (uint32_t)(ms_now - last_byte_ms) >= RX_QUIET_MS);
     sei();
     if (!quiet)
         return;
@@ -370,6 +370,10 @@ static void handle(const packet_t *p)
         nak(p->seq, err);
         return;
     }
+    /* The host sends nothing until it has our ACK (stop and wait): the safest moment to
+     * refresh the strip with interrupts off is now, before answering. */
+    if (p->type == MSG_SHOW)
+        refresh_if_due(millis(), 1);
     uint8_t t = p->type;
     send(MSG_ACK, p->seq, &t, 1, 1);
     last_seq_valid = 1;
@@ -422,7 +426,7 @@ int main(void)
             buz_stop();
         }
         if (!proto_rx_busy(&rx))
-            refresh_if_due(now);
+            refresh_if_due(now, 0);
         cli();
         if (rx_head == rx_tail) {
             sleep_enable();

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -201,7 +202,5 @@ def peer(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Peer]:
     try:
         yield p
     finally:
-        try:
+        with contextlib.suppress(BaseException):
             p.kill()
-        except BaseException:
-            pass

@@ -83,7 +83,7 @@ class TestDeviceContract:
             i, first = wait_frame(peer, lit)
             # FAST toggles every 125 ms: LED 3 goes dark, then lit again, while LED 20 stays lit.
             j, dark = peer.events.wait_for(LedFrame, lambda e: e.colours[3] == (0, 0, 0), WAIT, i + 1)
-            k, again = wait_frame(peer, lit, j + 1)
+            _k, again = wait_frame(peer, lit, j + 1)
         assert dark.colours[20] == (0, 0, 255)
         assert dark.t - first.t == pytest.approx(0.125, rel=0.05)
         assert again.t - first.t == pytest.approx(0.250, rel=0.05)
@@ -165,7 +165,7 @@ class TestDeviceContract:
             first, second = link.replies(2)
             assert first == second and first.type is MsgType.ACK and first.seq == 42
             if peer.observable:
-                i, _ = peer.events.wait_for(PinChange, lambda e: e.pin == "buzzer" and not e.on, WAIT, start)
+                _i, _ = peer.events.wait_for(PinChange, lambda e: e.pin == "buzzer" and not e.on, WAIT, start)
                 link.send(Packet(MsgType.PING, 43))  # sync: the device has processed both copies
                 assert link.replies(1)[0].seq == 43
                 ons = [e for e in peer.events.snapshot(start) if isinstance(e, PinChange) and e.pin == "buzzer" and e.on]
@@ -180,10 +180,10 @@ class TestDeviceContract:
             dev.wait_connected(WAIT)
             dev.show(state)
             dev.flush(WAIT)
-            i, shown = wait_frame(peer, state.frame(0))
+            i, _shown = wait_frame(peer, state.frame(0))
             t_quiet = time.monotonic()
             dev.pause_heartbeat()
-            j, safe = wait_frame(peer, SAFE_STATE.frame(0), i + 1)
+            j, _safe = wait_frame(peer, SAFE_STATE.frame(0), i + 1)
             waited = time.monotonic() - t_quiet
             assert waited >= SAFE_TIMEOUT_MS / 1000 * 0.9
             # the status LED blinks fast while offline

@@ -1,0 +1,396 @@
+"""Finding the board in a frame: candidate outlines, verification by the point pattern, sub-pixel fit.
+
+Stages (each a plain function):
+
+1. :func:`candidate_quads` — quadrilaterals that might be the board's outer frame, from colour
+   segmentation and edges on a downscaled copy;
+2. :func:`pattern_score` — how well a candidate's alternating points show up (the 24 triangles in two
+   colours), for both long-side choices;
+3. :func:`refine_outline` — the four frame edges fitted at full resolution to sub-pixel accuracy by a
+   robust line fit on gradient maxima searched across each predicted edge; corners are the
+   intersections of adjacent lines;
+4. :func:`estimate_k1` — radial distortion from the curvature of those edges (when it is measurable).
+
+:func:`find_board` chains them and returns a :class:`BoardFit`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.camera import CameraModel
+from calibration.config import CalibrationConfig
+from calibration.errors import BoardNotFound, CornersError
+from calibration.homography import as_points, check_quad, order_clockwise
+from calibration.profile import CalibrationProfile
+from vision.geometry import BoardLayout, BoardSpec
+
+Image = npt.NDArray[np.uint8]
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeFit:
+    """One side of the outline: a line ``n . p = c`` (unit normal n) and how well it was supported."""
+
+    normal: tuple[float, float]
+    c: float
+    support: float
+    """Fraction of samples along the side that found a consistent edge."""
+    rms_px: float
+
+
+@dataclass(frozen=True, slots=True)
+class BoardFit:
+    """The board's outline in an image: corners (board order, as seen) and how sure we are."""
+
+    corners_px: tuple[tuple[float, float], ...]
+    pattern_score: float
+    corner_confidence: float
+    edges: tuple[EdgeFit, ...]
+    camera: CameraModel
+
+
+# ------------------------------------------------------------------------------------------ candidates
+def _quad_from_hull(hull: npt.NDArray[np.int32]) -> FloatArray | None:
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.01, 0.02, 0.03, 0.045, 0.06, 0.08):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            q = approx.reshape(4, 2).astype(np.float64)
+            try:
+                q = order_clockwise(q)
+                check_quad(q)
+            except CornersError:
+                return None
+            return q
+        if len(approx) < 4:
+            return None
+    return None
+
+
+def _dedupe(quads: list[FloatArray], tol: float) -> list[FloatArray]:
+    out: list[FloatArray] = []
+    for q in quads:
+        if all(np.abs(q - o).max() > tol for o in out):
+            out.append(q)
+    return out
+
+
+def candidate_quads(image: Image, config: CalibrationConfig | None = None) -> list[FloatArray]:
+    """Candidate outer-frame quadrilaterals (clockwise, full-resolution pixels), most likely first."""
+    cfg = config or CalibrationConfig()
+    h, w = image.shape[:2]
+    scale = min(1.0, cfg.work_width / w)
+    small = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else image
+    small = cv2.GaussianBlur(small, (5, 5), 0)
+    sh, sw = small.shape[:2]
+    min_area = cfg.min_board_fraction * sh * sw
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    masks: list[npt.NDArray[np.uint8]] = []
+    # 1. not-background: the colours dominating the image border are the table
+    border = np.concatenate([lab[:4].reshape(-1, 3), lab[-4:].reshape(-1, 3), lab[:, :4].reshape(-1, 3),
+                             lab[:, -4:].reshape(-1, 3)]).astype(np.float32)
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    k_b = 3
+    _, _, bcentres = cv2.kmeans(border, k_b, None, crit, 2, cv2.KMEANS_PP_CENTERS)  # type: ignore[call-overload]
+    flat = lab.reshape(-1, 3).astype(np.float32)
+    dmin = np.min(np.linalg.norm(flat[:, None, :] - bcentres[None, :, :], axis=2), axis=1).reshape(sh, sw)
+    for thr in (12.0, 20.0, 30.0):
+        masks.append(((dmin > thr) * 255).astype(np.uint8))
+    # 2. colour clusters of the whole image: the frame ring is one colour
+    rng_state = cv2.getRNGState() if hasattr(cv2, "getRNGState") else None
+    cv2.setRNGSeed(7)
+    sample = flat[:: max(1, len(flat) // 20000)]
+    _, _, centres = cv2.kmeans(sample, 6, None, crit, 2, cv2.KMEANS_PP_CENTERS)  # type: ignore[call-overload]
+    del rng_state
+    labels = np.argmin(np.linalg.norm(flat[:, None, :] - centres[None, :, :], axis=2), axis=1).reshape(sh, sw)
+    for k in range(len(centres)):
+        masks.append(((labels == k) * 255).astype(np.uint8))
+    # 3. edges
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    med = float(np.median(gray))
+    edges = cv2.Canny(gray, max(10.0, 0.5 * med), min(255.0, 1.2 * med + 30))
+    masks.append(np.asarray(cv2.dilate(edges, np.ones((3, 3), np.uint8)), dtype=np.uint8))
+    quads: list[tuple[float, FloatArray]] = []
+    kernel = np.ones((5, 5), np.uint8)
+    for m in masks:
+        mm = cv2.morphologyEx(cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel), cv2.MORPH_OPEN, kernel)
+        contours, _ = cv2.findContours(mm, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        for c in contours:
+            hull = np.asarray(cv2.convexHull(c), dtype=np.int32)
+            area = cv2.contourArea(hull)
+            if area < min_area or area > 0.98 * sh * sw:
+                continue
+            q = _quad_from_hull(hull)
+            if q is None:
+                continue
+            # prefer quads whose hull is filled well by the quad (a real rectangle seen in perspective)
+            fill = area / max(cv2.contourArea(q.astype(np.float32)), 1.0)
+            if not 0.85 < fill < 1.15:
+                continue
+            quads.append((area, q / scale))
+    quads.sort(key=lambda t: -t[0])
+    uniq = _dedupe([q for _, q in quads], tol=6.0 / scale)
+    return uniq[: cfg.max_candidates]
+
+
+# ---------------------------------------------------------------------------------------- verification
+def _point_samples(layout: BoardLayout) -> tuple[FloatArray, npt.NDArray[np.int64]]:
+    """Sample spots (mm, z=0) in the tip half of each point's triangle; and their point index 0..23."""
+    pts, idx = [], []
+    for p in range(1, 25):
+        (x0, by), (x1, _), (_, ty), _ = layout.point_polygon(p)
+        cx, hw = (x0 + x1) / 2, (x1 - x0) / 2
+        for f in (0.62, 0.7, 0.78):
+            half = hw * (1 - f) * 0.55
+            y = by + (ty - by) * f
+            for dx in (-half, 0.0, half):
+                pts.append((cx + dx, y))
+                idx.append(p - 1)
+    return np.array(pts, dtype=np.float64), np.array(idx, dtype=np.int64)
+
+
+def pattern_score(image: Image, profile: CalibrationProfile) -> float:
+    """0..1: how clearly the 24 points alternate in colour where ``profile`` says they are.
+
+    For each long side the twelve points' colours (tip halves, the part the starting position leaves
+    mostly uncovered) are split by parity; a point scores by how much nearer it is to its own
+    parity's median colour than to the other's, and the score is scaled by the contrast between them.
+    """
+    lay = profile.layout
+    pts, idx = _point_samples(lay)
+    px = profile.board_to_image(pts)
+    h, w = image.shape[:2]
+    inside = (px[:, 0] >= 0) & (px[:, 0] < w - 1) & (px[:, 1] >= 0) & (px[:, 1] < h - 1)
+    if inside.mean() < 0.9:
+        return 0.0
+    px = np.clip(px, 0, [w - 1, h - 1])
+    cols = cv2.remap(image, px[:, 0:1].astype(np.float32), px[:, 1:2].astype(np.float32), cv2.INTER_LINEAR)
+    lab = cv2.cvtColor(cols.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float64)
+    per_point = np.array([np.median(lab[idx == i], axis=0) for i in range(24)])
+    scores = []
+    for side in (range(0, 12), range(12, 24)):
+        s = np.array(list(side))
+        odd = per_point[s[s % 2 == 0]]  # abs point = i+1, so i even = odd point
+        even = per_point[s[s % 2 == 1]]
+        a, b = np.median(odd, axis=0), np.median(even, axis=0)
+        contrast = float(np.linalg.norm(a - b))
+        for c, own, other in [(c, a, b) for c in odd] + [(c, b, a) for c in even]:
+            d_own, d_oth = float(np.linalg.norm(c - own)), float(np.linalg.norm(c - other))
+            scores.append((d_oth - d_own) / (d_oth + d_own + 1e-6))
+        scores.append(min(1.0, contrast / 25.0) * 2 - 1)
+    raw = float(np.median(scores))
+    return max(0.0, raw)
+
+
+def _orientations(quad_cw: FloatArray) -> list[FloatArray]:
+    """The two board-order (counter-clockwise) assignments with different long sides, NEAR lower."""
+    ccw = quad_cw[::-1].copy()
+    out = []
+    for r in (0, 1):
+        q = np.roll(ccw, -r, axis=0)
+        alt = np.roll(q, -2, axis=0)
+        if (alt[2, 1] + alt[3, 1]) > (q[2, 1] + q[3, 1]):
+            q = alt
+        out.append(np.asarray(q, dtype=np.float64))
+    return out
+
+
+def _make_profile(corners: FloatArray, camera: CameraModel, spec: BoardSpec) -> CalibrationProfile | None:
+    try:
+        prof = CalibrationProfile.from_corners(corners, camera, spec, method="auto")
+    except (ValueError, cv2.error):
+        return None
+    if prof.quality.reprojection_px > 0.02 * camera.width:
+        return None
+    return prof
+
+
+# ------------------------------------------------------------------------------------------ refinement
+def _line_from_points(p: FloatArray) -> tuple[FloatArray, float]:
+    c = p.mean(axis=0)
+    _, _, vt = np.linalg.svd(p - c)
+    n = vt[1]
+    return n, float(n @ c)
+
+
+def _intersect(n1: FloatArray, c1: float, n2: FloatArray, c2: float) -> FloatArray:
+    A = np.array([n1, n2])
+    return np.asarray(np.linalg.solve(A, np.array([c1, c2])), dtype=np.float64)
+
+
+def smoothed_lab(image: Image, sigma: float = 1.0) -> npt.NDArray[np.float32]:
+    """Float Lab (L 0..100) of ``image``, lightly smoothed, for edge searches."""
+    lab = cv2.cvtColor(image.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
+    return np.asarray(cv2.GaussianBlur(lab, (0, 0), sigma), dtype=np.float32)
+
+
+def edge_points(
+    lab: npt.NDArray[np.float32], a: FloatArray, b: FloatArray, inward: FloatArray, search: float, n: int
+) -> tuple[FloatArray, FloatArray]:
+    """Sub-pixel positions of the strongest colour edge across the segment a-b, one per sample; + strengths.
+
+    ``lab`` is a smoothed float Lab image; the edge strength is the norm of the Lab derivative.
+    """
+    t = np.linspace(0.06, 0.94, n)
+    base = a[None, :] + (b - a)[None, :] * t[:, None]
+    steps = np.arange(-search, search + 0.5, 0.5)
+    grid = base[:, None, :] + steps[None, :, None] * inward[None, None, :]
+    h, w = lab.shape[:2]
+    mx = grid[..., 0].astype(np.float32)
+    my = grid[..., 1].astype(np.float32)
+    prof = cv2.remap(lab, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    valid = (mx >= 1) & (mx < w - 2) & (my >= 1) & (my < h - 2)
+    deriv = np.linalg.norm(np.gradient(prof.astype(np.float64), axis=1), axis=2)
+    deriv[~valid] = 0
+    k = np.argmax(deriv, axis=1)
+    k = np.clip(k, 1, deriv.shape[1] - 2)
+    rows = np.arange(len(k))
+    y0, y1, y2 = deriv[rows, k - 1], deriv[rows, k], deriv[rows, k + 1]
+    denom = y0 - 2 * y1 + y2
+    off = np.where(np.abs(denom) > 1e-9, 0.5 * (y0 - y2) / denom, 0.0)
+    off = np.clip(off, -0.5, 0.5)
+    s = steps[k] + off * 0.5
+    pts = base + s[:, None] * inward[None, :]
+    return pts, y1
+
+
+def refine_outline(
+    image: Image, corners: FloatArray, config: CalibrationConfig | None = None, search_px: float | None = None
+) -> tuple[FloatArray, tuple[EdgeFit, ...]]:
+    """Fit the four outer edges near ``corners`` (board order) and return the refined corners."""
+    cfg = config or CalibrationConfig()
+    gray = smoothed_lab(image)
+    q = as_points(corners).copy()
+    search = search_px if search_px is not None else cfg.edge_search_px
+    fits: list[EdgeFit] = []
+    for it in range(cfg.refine_iterations):
+        lines = []
+        fits = []
+        centre = q.mean(axis=0)
+        for i in range(4):
+            a, b = q[i], q[(i + 1) % 4]
+            d = (b - a) / max(np.linalg.norm(b - a), 1e-9)
+            nrm = np.array([-d[1], d[0]])
+            if nrm @ (centre - (a + b) / 2) < 0:
+                nrm = -nrm
+            pts, strength = edge_points(gray, a, b, nrm, search, cfg.edge_samples)
+            strong = strength > max(1.0, 0.25 * float(np.median(strength)))
+            keep = strong.copy()
+            if keep.sum() < 8:
+                raise BoardNotFound(f"side {i} of the board outline has no clear edge")
+            n_, c_ = _line_from_points(pts[keep])
+            for _ in range(4):
+                r = np.abs(pts @ n_ - c_)
+                keep = strong & (r < max(cfg.max_edge_residual_px, 3 * float(np.median(r[keep])) if keep.any() else 1))
+                if keep.sum() < 8:
+                    break
+                n_, c_ = _line_from_points(pts[keep])
+            r = np.abs(pts[keep] @ n_ - c_)
+            rms = float(np.sqrt(np.mean(r**2))) if len(r) else 99.0
+            lines.append((n_, c_))
+            fits.append(EdgeFit((float(n_[0]), float(n_[1])), c_, float(keep.mean()), rms))
+        newq = np.array([_intersect(*lines[(i - 1) % 4], *lines[i]) for i in range(4)])
+        moved = float(np.abs(newq - q).max())
+        q = newq
+        search = max(3.0, min(search, 2 * moved + 3.0)) if it == 0 else max(3.0, min(search, moved + 2.5))
+        if moved < 0.05:
+            break
+    return q, tuple(fits)
+
+
+def estimate_k1(image: Image, corners: FloatArray, camera: CameraModel, config: CalibrationConfig | None = None) -> float:
+    """Radial distortion k1 making the four frame edges straightest (0.0 when it cannot be measured)."""
+    cfg = config or CalibrationConfig()
+    gray = smoothed_lab(image)
+    q = as_points(corners)
+    centre = q.mean(axis=0)
+    sides = []
+    for i in range(4):
+        a, b = q[i], q[(i + 1) % 4]
+        d = (b - a) / max(np.linalg.norm(b - a), 1e-9)
+        nrm = np.array([-d[1], d[0]])
+        if nrm @ (centre - (a + b) / 2) < 0:
+            nrm = -nrm
+        pts, strength = edge_points(gray, a, b, nrm, cfg.edge_search_px, cfg.edge_samples)
+        sides.append(pts[strength > max(1.0, 0.25 * float(np.median(strength)))])
+
+    def cost(k1: float) -> float:
+        cam = camera.with_distortion((k1, 0, 0, 0, 0), "edges")
+        total = 0.0
+        for s in sides:
+            u = cam.undistort_points(s)
+            n_, c_ = _line_from_points(u)
+            r = np.abs(u @ n_ - c_)
+            total += float(np.sum(np.minimum(r, 3.0) ** 2))
+        return total
+
+    ks = np.linspace(-0.4, 0.4, 33)
+    costs = [cost(float(k)) for k in ks]
+    i = int(np.argmin(costs))
+    lo, hi = ks[max(0, i - 1)], ks[min(len(ks) - 1, i + 1)]
+    for _ in range(20):
+        m1, m2 = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        if cost(m1) < cost(m2):
+            hi = m2
+        else:
+            lo = m1
+    k = float((lo + hi) / 2)
+    # only keep it when it clearly straightens the edges
+    return k if cost(k) < 0.7 * cost(0.0) and abs(k) > 0.01 else 0.0
+
+
+# --------------------------------------------------------------------------------------------- driver
+def find_board(
+    image: Image,
+    spec: BoardSpec,
+    camera: CameraModel | None = None,
+    config: CalibrationConfig | None = None,
+    *,
+    initial_corners: FloatArray | None = None,
+) -> BoardFit:
+    """Find the board's outer frame in ``image`` (or refine ``initial_corners``); raise BoardNotFound."""
+    cfg = config or CalibrationConfig()
+    h, w = image.shape[:2]
+    cam = camera or CameraModel.default_for_size(w, h, cfg)
+    if initial_corners is not None:
+        candidates = [order_clockwise(initial_corners)]
+    else:
+        candidates = candidate_quads(image, cfg)
+    if not candidates:
+        raise BoardNotFound(f"no board-shaped outline found in the {w}x{h} image")
+    scored: list[tuple[float, FloatArray]] = []
+    for quad in candidates:
+        for corners in _orientations(quad):
+            prof = _make_profile(corners, cam, spec)
+            if prof is None:
+                continue
+            scored.append((pattern_score(image, prof), corners))
+    if not scored:
+        raise BoardNotFound(f"none of {len(candidates)} candidate outlines fits a {spec.name} board")
+    scored.sort(key=lambda t: -t[0])
+    best_score, best = scored[0]
+    if best_score < cfg.min_pattern_score:
+        raise BoardNotFound(
+            f"no board found: the best of {len(candidates)} outlines shows the points' pattern at "
+            f"{best_score:.2f} (need {cfg.min_pattern_score:.2f}); try --corners or ArUco markers"
+        )
+    corners, fits = refine_outline(image, best, cfg)
+    if cam.source == "default" and not cam.has_distortion:
+        k1 = estimate_k1(image, corners, cam, cfg)
+        if k1 != 0.0:
+            cam = cam.with_distortion((k1, 0, 0, 0, 0), "edges")
+    prof = _make_profile(corners, cam, spec)
+    if prof is None:
+        raise BoardNotFound("the refined outline does not fit a board seen from above")
+    score = pattern_score(image, prof)
+    support = float(np.mean([f.support for f in fits]))
+    rms = float(np.mean([f.rms_px for f in fits]))
+    conf = max(0.0, min(1.0, support * math.exp(-rms / 1.5)))
+    return BoardFit(tuple((float(x), float(y)) for x, y in corners), score, conf, fits, prof.camera)

@@ -1,0 +1,97 @@
+"""One frame of the starting position -> a validated :class:`CalibrationProfile`.
+
+>>> # calibrate_frame(cv2.imread("frame.png"), BoardSpec.tournament()).profile.save("profile.json")
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from calibration.appearance import learn_appearance
+from calibration.aruco import find_marker_corners
+from calibration.board import BoardFit, find_board, pattern_score, refine_outline
+from calibration.camera import CameraModel
+from calibration.config import CalibrationConfig
+from calibration.errors import CalibrationError
+from calibration.homography import as_points, canonical_corners
+from calibration.profile import CalibrationProfile
+from calibration.seats import SeatingResult, detect_seating
+from vision.geometry import BoardSpec, Seating
+
+Image = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationResult:
+    profile: CalibrationProfile
+    fit: BoardFit | None
+    seats: SeatingResult | None
+    notes: tuple[str, ...]
+
+
+def calibrate_frame(
+    image: Image,
+    spec: BoardSpec,
+    *,
+    camera: CameraModel | None = None,
+    corners: npt.ArrayLike | None = None,
+    aruco: bool = False,
+    seating: Seating | None = None,
+    refine_manual: bool = True,
+    config: CalibrationConfig | None = None,
+    camera_name: str = "",
+) -> CalibrationResult:
+    """Calibrate from one frame: automatic, from ArUco markers, or from four manual corners.
+
+    ``seating`` given = trust it; otherwise it is detected from the starting position (and a frame
+    that does not show the starting position keeps the default seating, with a note).
+    """
+    cfg = config or CalibrationConfig()
+    h, w = image.shape[:2]
+    cam = camera or CameraModel.default_for_size(w, h, cfg)
+    if (cam.width, cam.height) != (w, h):
+        raise CalibrationError(f"camera intrinsics are for {cam.width}x{cam.height}, the frame is {w}x{h}")
+    notes: list[str] = []
+    fit: BoardFit | None = None
+    if aruco:
+        c = find_marker_corners(image)
+        prof = CalibrationProfile.from_corners(c, cam, spec, method="aruco", camera_name=camera_name)
+    elif corners is not None:
+        c = canonical_corners(as_points(corners), cam.matrix, spec.width_mm / spec.depth_mm)
+        conf = 1.0
+        if refine_manual:
+            try:
+                refined, fits = refine_outline(image, c, cfg, search_px=cfg.edge_search_px)
+                if float(np.abs(refined - c).max()) <= cfg.edge_search_px:
+                    c = refined
+                    conf = float(np.mean([f.support for f in fits]))
+                    notes.append("manual corners refined to the frame's edges")
+            except CalibrationError:
+                notes.append("manual corners used as given (no clear edges near them)")
+        prof = CalibrationProfile.from_corners(c, cam, spec, method="manual", corner_confidence=conf,
+                                               camera_name=camera_name)
+    else:
+        fit = find_board(image, spec, cam, cfg)
+        prof = CalibrationProfile.from_corners(np.array(fit.corners_px), fit.camera, spec, method="auto",
+                                               corner_confidence=fit.corner_confidence, camera_name=camera_name)
+    seats: SeatingResult | None = None
+    if seating is not None:
+        prof = prof.with_seating(seating)
+    else:
+        seats = detect_seating(image, prof)
+        prof = prof.with_seating(seats.seating)
+        if not seats.start_position_ok:
+            notes.append(
+                f"the frame does not clearly show the starting position ({seats.mismatched_slots} slots differ): "
+                "check the seating drawn by `bgref calibrate check`, or pass --white/--home"
+            )
+    prof = prof.with_quality(pattern_score=pattern_score(image, prof),
+                             start_position_ok=seats.start_position_ok if seats else None)
+    try:
+        prof = prof.with_appearance(learn_appearance(image, prof.layout, prof.board_to_image))
+    except ValueError as exc:
+        notes.append(f"appearance not learned: {exc}")
+    return CalibrationResult(prof, fit, seats, tuple(notes))

@@ -38,3 +38,23 @@ def sample_positions(seed: int, n: int) -> list[Position]:
             if len(out) >= n:
                 break
     return out
+
+
+def peer_positions(seed: int, n: int) -> list[Position]:
+    """``n`` distinct positions from seeded random games, a third each with the mover on the bar,
+    bearing off (all checkers home) and anything else (so entries and bear-offs are well covered)."""
+    want = [n // 3, n // 3, n - 2 * (n // 3)]
+    buckets: list[list[Position]] = [[], [], []]
+    seen: set[str] = set()  # by gnubg ID: a position and its mirror image are one case for gnubg
+    for pos, _dice, _after in random_games(seed):
+        pid = pos.gnubg_id()
+        if pid in seen:
+            continue
+        me = pos.on_roll
+        kind = 0 if me[25] else 1 if not any(me[7:26]) else 2
+        if len(buckets[kind]) < want[kind]:
+            seen.add(pid)
+            buckets[kind].append(pos)
+            if all(len(b) >= w for b, w in zip(buckets, want, strict=True)):
+                break
+    return [p for b in buckets for p in b]

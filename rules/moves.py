@@ -77,8 +77,8 @@ def format_steps(steps: tuple[Step, ...] | list[Step]) -> str:
 
     Steps are sorted by start then end, both descending; the steps of one checker are
     joined (an intermediate point is kept only where it hit); identical moves are
-    counted (``13/11(2)``).  ``*`` marks every landing on a point the opponent held
-    before the play.
+    counted (``13/11(2)``).  ``*`` marks the first landing (in that order) on each point
+    where a blot was hit: ``bar/17* 21/17``.
     """
     if not steps:
         return ""
@@ -111,10 +111,14 @@ def format_steps(steps: tuple[Step, ...] | list[Step]) -> str:
         else:
             parts.append((c, 1))
     out = []
+    marked: set[int] = set()
     for chain, count in parts:
         text = _point_text(chain[0])
         for p in chain[1:]:
-            text += "/" + _point_text(p) + ("*" if p in hit_points else "")
+            star = p in hit_points and p not in marked
+            if star:
+                marked.add(p)
+            text += "/" + _point_text(p) + ("*" if star else "")
         if count > 1:
             text += f"({count})"
         out.append(text)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -27,7 +28,8 @@ CONTEXT = 1.15
 """The patch covers the candidate's side times this (a margin around the face)."""
 
 FloatArray = npt.NDArray[np.float32]
-U8Array = npt.NDArray[np.uint8]
+U8Array = npt.NDArray[Any]
+"""uint8 images (typed loosely: OpenCV's stubs return generic arrays)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,10 +49,10 @@ class Square:
         return (x0, y0, s, s)
 
 
-def to_gray(image: npt.NDArray[np.uint8]) -> U8Array:
+def to_gray(image: U8Array) -> U8Array:
     """BGR or grey uint8 image -> grey uint8."""
     if image.ndim == 3:
-        return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)  # type: ignore[return-value]
+        return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     return image
 
 
@@ -64,7 +66,7 @@ def crop_patch(
     m[0, 2] += PATCH / 2 - center[0]
     m[1, 2] += PATCH / 2 - center[1]
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-    return cv2.warpAffine(gray, m, (PATCH, PATCH), flags=interp, borderMode=cv2.BORDER_REPLICATE)  # type: ignore[return-value]
+    return cv2.warpAffine(gray, m, (PATCH, PATCH), flags=interp, borderMode=cv2.BORDER_REPLICATE)
 
 
 def pips_are_light(patch: U8Array) -> bool:

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+import numpy as np
+
+from rules.position import Side
+from vision.checkers import OTHER, board_slots, counts_from_slot_probs, slot_labels, slot_layers
+from vision.geometry import BoardLayout, BoardSpec, Seating
+
+
+def _onehot(labels: list[int], p: float = 0.99) -> np.ndarray:
+    out = np.full((len(labels), 8), (1 - p) / 7, np.float32)
+    out[np.arange(len(labels)), labels] = p
+    return out
+
+
+LAYOUT = BoardLayout(BoardSpec.tournament(), Seating())
+SLOTS = board_slots(LAYOUT)
+
+
+def test_slot_layers() -> None:
+    assert [slot_layers(7, k, 5) for k in range(5)] == [2, 2, 1, 1, 1]
+    assert [slot_layers(15, k, 5) for k in range(5)] == [3, 3, 3, 3, 3]
+    assert slot_layers(0, 0, 5) == 0
+
+
+def test_counts_round_trip_from_labels() -> None:
+    points = [(0, 0)] * 24
+    points[5] = (7, 0)
+    points[12] = (0, 15 - 3)
+    points[23] = (2, 0)
+    bar = (1, 3)
+    labels = slot_labels(LAYOUT, SLOTS, points, bar)
+    r = counts_from_slot_probs(SLOTS, _onehot(labels))
+    assert [(x.white, x.black) for x in r.points] == points
+    assert (r.bar.white, r.bar.black) == bar
+    assert r.trays[0].white == 15 - 7 - 2 - 1 and r.trays[1].black == 0
+    assert min(x.confidence for x in r.points) > 0.9
+
+
+def test_doubt_gives_zero_confidence_not_a_guess() -> None:
+    points = [(0, 0)] * 24
+    points[0] = (3, 0)
+    labels = slot_labels(LAYOUT, SLOTS, points, (0, 0))
+    first = [i for i, s in enumerate(SLOTS) if s.region == "p1"]
+    gap = list(labels)
+    gap[first[1]] = 0  # a hole in the stack
+    assert counts_from_slot_probs(SLOTS, _onehot(gap)).points[0].confidence == 0.0
+    mixed = list(labels)
+    mixed[first[2]] = 4  # a black checker in a white stack
+    assert counts_from_slot_probs(SLOTS, _onehot(mixed)).points[0].confidence == 0.0
+    other = list(labels)
+    other[first[3]] = OTHER
+    assert counts_from_slot_probs(SLOTS, _onehot(other)).points[0].confidence == 0.0
+    covered = counts_from_slot_probs(SLOTS, _onehot(labels), frozenset({"p1"}))
+    assert covered.points[0].confidence == 0.0 and covered.points[1].confidence > 0.9
+
+
+def test_bar_checker_on_wrong_half_is_not_counted_confidently() -> None:
+    labels = slot_labels(LAYOUT, SLOTS, [(0, 0)] * 24, (0, 0))
+    i = next(i for i, s in enumerate(SLOTS) if s.region == "bar" and s.side is Side.WHITE)
+    labels[i] = 4
+    assert counts_from_slot_probs(SLOTS, _onehot(labels)).bar.confidence == 0.0

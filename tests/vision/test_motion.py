@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.camera import CameraModel
+from calibration.profile import CalibrationProfile
+from vision.config import VisionConfig
+from vision.geometry import BoardSpec
+from vision.motion import MotionGate, RegionMap
+
+
+@pytest.fixture(scope="module")
+def profile() -> CalibrationProfile:
+    return CalibrationProfile.from_corners(
+        [(1100, 150), (180, 150), (100, 650), (1180, 650)], CameraModel.default_for_size(1280, 720),
+        BoardSpec.tournament(), method="manual")
+
+
+def _frame(seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    base = np.full((720, 1280, 3), (60, 100, 40), np.uint8)
+    return np.clip(base + rng.normal(0, 2, base.shape), 0, 255).astype(np.uint8)
+
+
+def test_still_after_configured_frames(profile: CalibrationProfile) -> None:
+    gate = MotionGate(RegionMap.build(profile), VisionConfig(still_frames=3))
+    reports = [gate.update(_frame(i)) for i in range(5)]
+    assert [r.still for r in reports] == [False, False, False, True, True]
+    assert not reports[-1].covered
+
+
+def test_moving_region_is_named_and_resets_stillness(profile: CalibrationProfile) -> None:
+    gate = MotionGate(RegionMap.build(profile), VisionConfig(still_frames=2))
+    for i in range(4):
+        gate.update(_frame(i))
+    f = _frame(9)
+    # paint something over point 6's column
+    xy = profile.board_to_image(np.array([profile.layout.stack_slots(6, 1)]))[0]
+    x, y = int(xy[0]), int(xy[1])
+    f[y - 30 : y + 30, x - 20 : x + 20] = 250
+    r = gate.update(f)
+    assert "p6" in r.moving and "p6" in r.covered
+    assert not r.still and r.still_frames == 0
+    assert "p18" not in r.moving
+
+
+def test_skin_covers_region(profile: CalibrationProfile) -> None:
+    gate = MotionGate(RegionMap.build(profile), VisionConfig(still_frames=1))
+    f = _frame(1)
+    xy = profile.board_to_image(np.array([profile.layout.stack_slots(13, 2)]))[0]
+    x, y = int(xy[0]), int(xy[1])
+    f[y - 60 : y + 60, x - 40 : x + 40] = (120, 150, 210)  # a skin tone (BGR)
+    for _ in range(4):
+        r = gate.update(f)
+    assert "p13" in r.covered
+    assert not r.still  # never read with a hand over the board

@@ -1,0 +1,224 @@
+"""Checkers: how many of each colour on every point and on the bar, from slot patches.
+
+Players stack checkers in rows from the rail (``BoardLayout.stack_slots``): slot k of a point holds
+checker k, k + cap, k + 2 cap, ... (one layer per row filled).  For every slot the
+:class:`SlotSampler` cuts a small top-view patch of the board twice: rectified at the height of a
+first-layer checker's top and at the height of a second-layer top.  In an oblique view a taller
+stack lines up in the second patch and a single checker does not (parallax), which is what lets the
+slot classifier (ONNX, ``checker_slot.onnx``) tell 1, 2 or 3 layers apart.  Its classes are
+``SLOT_CLASSES``; "other" means something else covers the slot (a die, the cube, a cup, a hand).
+
+All patch coordinates are precomputed per profile, so a frame costs one ``cv2.remap`` call and one
+batched model run.  Borne-off checkers are derived (15 minus what is on the board and bar) with the
+weakest confidence of the rest, because upright checkers packed in a tray cannot be counted from
+above reliably.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from rules.position import CHECKERS, Side
+from vision.geometry import BoardLayout, LongSide
+from vision.observation import CountReading
+
+SLOT_PATCH = 24
+"""Side of one slot patch in pixels."""
+SLOT_SPAN = 1.3
+"""A slot patch covers this many checker diameters."""
+SLOT_CLASSES = ("empty", "white1", "white2", "white3", "black1", "black2", "black3", "other")
+OTHER = 7
+MODEL_DIR = Path(__file__).resolve().parent / "models"
+SLOT_MODEL = MODEL_DIR / "checker_slot.onnx"
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One stack position: region ("p1".."p24" or "bar"), index in the row, owner side for bar
+    slots, and the centre of the first checker's bottom (board mm)."""
+
+    region: str
+    index: int
+    side: Side | None
+    x: float
+    y: float
+    z: float
+
+
+def bar_capacity(layout: BoardLayout) -> int:
+    b = layout.bar_region()
+    ym = (b.y0 + b.y1) / 2
+    return max(1, int((b.y1 - ym - 10) // layout.spec.checker_diameter_mm))
+
+
+def board_slots(layout: BoardLayout) -> tuple[Slot, ...]:
+    """Every slot of the board: 24 points x row capacity, then each side's bar slots."""
+    out: list[Slot] = []
+    cap = layout.spec.row_capacity
+    for p in range(1, 25):
+        for k in range(cap):
+            x, y, z = layout.stack_slots(p, k)
+            out.append(Slot(f"p{p}", k, None, x, y, z))
+    for side in Side:
+        for k in range(bar_capacity(layout)):
+            x, y, z = layout.bar_slot(side, k)
+            out.append(Slot("bar", k, side, x, y, z))
+    return tuple(out)
+
+
+def slot_layers(n: int, k: int, cap: int) -> int:
+    """How many checkers of a stack of ``n`` sit on slot ``k`` (row capacity ``cap``)."""
+    return 0 if k >= n else math.ceil((n - k) / cap)
+
+
+class SlotSampler:
+    """Precomputed remap coordinates for all slot patches of one profile."""
+
+    def __init__(self, profile: Any) -> None:
+        layout: BoardLayout = profile.layout
+        self.layout = layout
+        self.slots = board_slots(layout)
+        s = layout.spec
+        span = SLOT_SPAN * s.checker_diameter_mm
+        g = (np.arange(SLOT_PATCH, dtype=np.float64) + 0.5) / SLOT_PATCH * span - span / 2
+        gx, gy = np.meshgrid(g, g)
+        # orient every patch so that "up" points from the slot toward the point's tip / bar middle:
+        pts: list[npt.NDArray[np.float64]] = []
+        for sl in self.slots:
+            flip = self._flip(sl)
+            for layer in (1, 2):
+                z = sl.z + layer * s.checker_height_mm
+                xx = sl.x + gx * (-1 if flip else 1)
+                yy = sl.y + gy * (-1 if flip else 1)
+                pts.append(np.stack([xx.ravel(), yy.ravel(), np.full(xx.size, z)], axis=1))
+        allp = np.concatenate(pts)
+        img = profile.board_to_image(allp).astype(np.float32)
+        n = len(self.slots) * 2
+        self.map_x = np.ascontiguousarray(img[:, 0].reshape(n * SLOT_PATCH, SLOT_PATCH))
+        self.map_y = np.ascontiguousarray(img[:, 1].reshape(n * SLOT_PATCH, SLOT_PATCH))
+
+    def _flip(self, sl: Slot) -> bool:
+        """Rotate far-side patches by 180° so every stack grows the same way in its patch."""
+        if sl.region == "bar":
+            return self.layout.seating.side_of(sl.side) is LongSide.FAR if sl.side is not None else False
+        mid = self.layout.spec.depth_mm / 2
+        return sl.y < mid
+
+    def patches(self, image: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """(N_slots, 2, P, P, 3) BGR patches of this frame."""
+        mosaic = cv2.remap(image, self.map_x, self.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return np.asarray(mosaic).reshape(len(self.slots), 2, SLOT_PATCH, SLOT_PATCH, 3)
+
+
+def normalise_slots(patches: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
+    """(N, 2, P, P, 3) uint8 -> (N, 6, P, P) float32: per-frame scaling only (colour matters)."""
+    x = patches.astype(np.float32) / 127.5 - 1.0
+    n = len(x)
+    out: npt.NDArray[np.float32] = np.ascontiguousarray(
+        x.transpose(0, 1, 4, 2, 3).reshape(n, 6, SLOT_PATCH, SLOT_PATCH)
+    )
+    return out
+
+
+def slot_labels(layout: BoardLayout, slots: tuple[Slot, ...], points: list[tuple[int, int]],
+                bar: tuple[int, int]) -> list[int]:
+    """The slot classes of a known position (for training and evaluation)."""
+    cap = layout.spec.row_capacity
+    bcap = bar_capacity(layout)
+    out = []
+    for sl in slots:
+        if sl.region == "bar":
+            assert sl.side is not None
+            n = bar[0] if sl.side is Side.WHITE else bar[1]
+            layers = slot_layers(n, sl.index, bcap)
+            colour = sl.side
+        else:
+            w, b = points[int(sl.region[1:]) - 1]
+            colour = Side.WHITE if w >= b else Side.BLACK
+            layers = slot_layers(max(w, b), sl.index, cap)
+        if layers == 0:
+            out.append(0)
+        else:
+            out.append((1 if colour is Side.WHITE else 4) + min(layers, 3) - 1)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class CheckerReadings:
+    points: tuple[CountReading, ...]
+    bar: CountReading
+    trays: tuple[CountReading, CountReading]
+
+
+def counts_from_slot_probs(
+    slots: tuple[Slot, ...], probs: npt.NDArray[np.float32], covered: frozenset[str] = frozenset()
+) -> CheckerReadings:
+    """Turn per-slot class probabilities into counts with confidences.
+
+    A region's confidence is the product of its slots' top probabilities, and 0 when a slot says
+    "other", when colours mix, when stacks have gaps (slot k empty, slot k+1 occupied), or when
+    the region is covered.
+    """
+    by_region: dict[str, list[tuple[Slot, npt.NDArray[np.float32]]]] = {}
+    for sl, p in zip(slots, probs, strict=True):
+        by_region.setdefault(sl.region, []).append((sl, p))
+    readings: dict[str, CountReading] = {}
+    for region, items in by_region.items():
+        w = b = 0
+        conf = 1.0
+        if region == "bar":
+            for side in Side:
+                w2, b2, c2 = _stack([p for sl, p in items if sl.side is side])
+                if (side is Side.WHITE and b2) or (side is Side.BLACK and w2):
+                    c2 = 0.0  # a checker on the wrong half of the bar: do not guess
+                w += w2
+                b += b2
+                conf *= c2
+        else:
+            w, b, conf = _stack([p for _, p in items])
+        if region in covered:
+            conf = 0.0
+        readings[region] = CountReading(w, b, round(float(conf), 4))
+    points = tuple(readings[f"p{i}"] for i in range(1, 25))
+    bar = readings["bar"]
+    on_w = sum(r.white for r in points) + bar.white
+    on_b = sum(r.black for r in points) + bar.black
+    weakest = min(r.confidence for r in (*points, bar))
+    tw = CountReading(max(0, CHECKERS - on_w), 0, weakest if on_w <= CHECKERS else 0.0)
+    tb = CountReading(0, max(0, CHECKERS - on_b), weakest if on_b <= CHECKERS else 0.0)
+    if "tray_w" in covered:
+        tw = CountReading(tw.white, 0, 0.0)
+    if "tray_b" in covered:
+        tb = CountReading(0, tb.black, 0.0)
+    return CheckerReadings(points, bar, (tw, tb))
+
+
+def _stack(ps: list[npt.NDArray[np.float32]]) -> tuple[int, int, float]:
+    conf = 1.0
+    w = b = 0
+    seen_empty = False
+    for p in ps:
+        k = int(np.argmax(p))
+        conf *= float(p[k])
+        if k == OTHER:
+            conf = 0.0
+        elif k == 0:
+            seen_empty = True
+        else:
+            if seen_empty:
+                conf = 0.0  # a gap in a stack: something is wrong
+            layers = (k - 1) % 3 + 1
+            if k <= 3:
+                w += layers
+            else:
+                b += layers
+    if w and b:
+        conf = 0.0
+    return w, b, conf

@@ -1,0 +1,182 @@
+"""Dice on a calibrated board: find, read, and place them in board millimetres.
+
+Stages (each a plain function):
+
+1. ``die_candidates``: the profile-free finder run on the board's image area, with the die size in
+   pixels known from the profile (no guessing of scale);
+2. the face classifier (shared with ``bgref vision dice``) rejects what is not a die and reads faces;
+3. ``top_face``: the top face's outline, mapped to board millimetres on the plane of a flat die's top;
+4. ``flat_or_cocked``: a flat die's top face, in board mm, is a square of the die's edge; a cocked
+   die's top face is tilted, so on that plane it is smaller or not square.  Inside the uncertainty band
+   the answer is None ("unsure"), never a guess;
+5. area and distance to the nearest boundary from the centre in board mm.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.config import VisionConfig
+from vision.dice.classify import FaceClassifier
+from vision.dice.find import find_candidates, nms
+from vision.observation import DieReading
+from vision.preprocess import Square
+
+
+@dataclass(frozen=True, slots=True)
+class BoardScale:
+    """Pixels per millimetre on the board plane, smallest and largest over the board."""
+
+    lo: float
+    hi: float
+
+
+def board_scale(profile: Any) -> BoardScale:
+    s = profile.spec
+    pts = []
+    for x, y in ((0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9), (0.5, 0.5)):
+        X, Y = x * s.width_mm, y * s.depth_mm
+        a = profile.board_to_image(np.array([[X, Y, 0.0], [X + 10, Y, 0.0], [X, Y + 10, 0.0]]))
+        pts.append((float(np.linalg.norm(a[1] - a[0])) / 10, float(np.linalg.norm(a[2] - a[0])) / 10))
+    v = [p for pair in pts for p in pair]
+    return BoardScale(min(v), max(v))
+
+
+def board_box(profile: Any, margin_mm: float = 30.0) -> tuple[int, int, int, int]:
+    s = profile.spec
+    c = np.array([[-margin_mm, -margin_mm], [s.width_mm + margin_mm, -margin_mm],
+                  [s.width_mm + margin_mm, s.depth_mm + margin_mm], [-margin_mm, s.depth_mm + margin_mm]])
+    img = profile.board_to_image(c)
+    w, h = profile.image_size
+    x0, y0 = np.floor(img.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(img.max(axis=0)).astype(int)
+    x0, y0 = max(0, int(x0)), max(0, int(y0))
+    x1, y1 = min(w, int(x1)), min(h, int(y1))
+    return x0, y0, x1 - x0, y1 - y0
+
+
+def die_candidates(gray: npt.NDArray[Any], profile: Any, config: VisionConfig) -> list[Square]:
+    """Die-sized candidates on the board area of a grey frame (image pixels)."""
+    sc = board_scale(profile)
+    dmin, dmax = profile.spec.die_size_mm
+    x0, y0, w, h = board_box(profile)
+    crop = gray[y0 : y0 + h, x0 : x0 + w]
+    longer = max(w, h)
+    # a die seen obliquely shows its sides too: allow up to ~1.6 x its edge
+    cfg = config.replace(find_min_side_frac=0.7 * dmin * sc.lo / longer, find_max_side_frac=1.7 * dmax * sc.hi / longer)
+    return [Square(c.cx + x0, c.cy + y0, c.side, c.angle) for c in find_candidates(crop, cfg)]
+
+
+@dataclass(frozen=True, slots=True)
+class TopFace:
+    """The top face's outline on the plane of a flat die's top (board mm) and its measures."""
+
+    center_mm: tuple[float, float]
+    side_mm: float
+    area_ratio: float
+    """Measured area over the area of a flat top face of the same edge (1 for a flat die)."""
+    squareness: float
+    """0 for a perfect square; grows with unequal sides / skew."""
+    angle_deg: float
+
+
+def top_face(gray: npt.NDArray[Any], sq: Square, profile: Any, config: VisionConfig) -> TopFace | None:
+    """Segment the die's top face around a candidate and measure it in board millimetres."""
+    dmin, dmax = profile.spec.die_size_mm
+    z = (dmin + dmax) / 2
+    c = profile.image_to_board(np.array([[sq.cx, sq.cy]]), z_mm=z)[0]
+    ppm = 6.0
+    span = 2.4 * dmax
+    n = int(span * ppm)
+    g = (np.arange(n) + 0.5) / ppm - span / 2
+    gx, gy = np.meshgrid(g + c[0], g + c[1])
+    pts = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, z)], axis=1)
+    img = profile.board_to_image(pts).astype(np.float32)
+    patch = cv2.remap(gray, img[:, 0].reshape(n, n), img[:, 1].reshape(n, n), cv2.INTER_LINEAR,
+                      borderMode=cv2.BORDER_REPLICATE)
+    centre = patch[n // 2 - n // 10 : n // 2 + n // 10, n // 2 - n // 10 : n // 2 + n // 10]
+    ring = np.concatenate([patch[0], patch[-1], patch[:, 0], patch[:, -1]])
+    face_level = float(np.median(centre))
+    bg_level = float(np.median(ring))
+    if abs(face_level - bg_level) < 12:
+        return None
+    thr = (face_level + bg_level) / 2
+    mask = (patch > thr) if face_level > bg_level else (patch < thr)
+    mask8: Any = mask.astype(np.uint8) * 255
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(dmin * ppm * 0.35) | 1,) * 2)
+    mask8 = cv2.morphologyEx(mask8, cv2.MORPH_CLOSE, k)
+    contours, _ = cv2.findContours(mask8, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    best = None
+    for cnt in contours:
+        near = cv2.pointPolygonTest(cnt, (n / 2, n / 2), True) > -ppm * 2
+        if near and (best is None or cv2.contourArea(cnt) > cv2.contourArea(best)):
+            best = cnt
+    if best is None:
+        return None
+    (rx, ry), (rw, rh), ang = cv2.minAreaRect(best)
+    if rw < 2 or rh < 2:
+        return None
+    side = math.sqrt(rw * rh) / ppm
+    area = cv2.contourArea(best) / ppm**2
+    squareness = abs(rw - rh) / max(rw, rh)
+    ratio = area / max(side**2, 1e-6)
+    cx = c[0] + (rx + 0.5 - n / 2) / ppm
+    cy = c[1] + (ry + 0.5 - n / 2) / ppm
+    return TopFace((float(cx), float(cy)), float(side), float(ratio), float(squareness), float(ang % 90))
+
+
+def flat_or_cocked(face: TopFace | None, profile: Any, config: VisionConfig) -> tuple[bool | None, float]:
+    """(cocked, confidence) from the top face's geometry in board mm; None inside the unsure band."""
+    if face is None:
+        return None, 0.0
+    dmin, dmax = profile.spec.die_size_mm
+    m = config.cocked_margin
+    # a flat die's face: edge within the die size range, square, filled
+    size_low = face.side_mm / dmin
+    size_high = face.side_mm / dmax
+    bad = max(
+        (face.squareness - config.cocked_squareness) / config.cocked_squareness,
+        (config.cocked_area_ratio - face.area_ratio) / (1 - config.cocked_area_ratio),
+        (0.8 - size_low) / 0.2,
+        (size_high - 1.25) / 0.25,
+    )
+    if bad > m:
+        return True, float(min(1.0, 0.5 + bad / 2))
+    if bad < -m:
+        return False, float(min(1.0, 0.5 - bad / 2))
+    return None, 0.5
+
+
+def read_dice(
+    gray: npt.NDArray[Any], profile: Any, classifier: FaceClassifier, config: VisionConfig
+) -> tuple[DieReading, ...]:
+    """Every die on (or just off) the board, as :class:`DieReading` values."""
+    cands = die_candidates(gray, profile, config)
+    guesses = classifier.classify(gray, [((c.cx, c.cy), c.side, c.angle) for c in cands])
+    keep = [i for i, g in enumerate(guesses) if g.not_die < config.notdie_max_prob]
+    scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in keep]
+    kept = [keep[j] for j in nms([cands[i] for i in keep], scores, config.find_nms_iou)]
+    layout = profile.layout
+    out: list[DieReading] = []
+    for i in kept:
+        c, g = cands[i], guesses[i]
+        tf = top_face(gray, c, profile, config)
+        cocked, cconf = flat_or_cocked(tf, profile, config)
+        if tf is not None:
+            x, y = tf.center_mm
+        else:
+            dmin, dmax = profile.spec.die_size_mm
+            x, y = (float(v) for v in profile.image_to_board(np.array([[c.cx, c.cy]]), z_mm=(dmin + dmax) / 2)[0])
+        face = g.face if g.probability >= config.face_min_confidence else None
+        out.append(DieReading(
+            face=face, face_confidence=round(g.probability, 4), cocked=cocked, cocked_confidence=round(cconf, 4),
+            area=layout.area_of(x, y), boundary_mm=round(float(layout.distance_to_boundary_mm(x, y)), 2),
+            center_mm=(round(x, 2), round(y, 2)), image_box=c.box(),
+        ))
+    return tuple(sorted(out, key=lambda d: d.center_mm))

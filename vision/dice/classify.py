@@ -1,0 +1,73 @@
+"""The die-face classifier (ONNX, loaded once): 0 = not a die, 1..6 = the face up."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import onnxruntime as ort
+
+from vision.preprocess import FloatArray, U8Array, batch, crop_patch, normalise_patch
+
+MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
+DIE_FACE_MODEL = MODEL_DIR / "die_face.onnx"
+
+
+class ModelError(ValueError):
+    """A model file that is missing or cannot be loaded."""
+
+
+@dataclass(frozen=True, slots=True)
+class FaceGuess:
+    """The classifier's answer for one patch: the best face, its probability, P(not a die)."""
+
+    face: int
+    probability: float
+    not_die: float
+
+
+def session(path: Path) -> ort.InferenceSession:
+    """One single-threaded onnxruntime session (the live loop shares 2 cores)."""
+    if not path.is_file():
+        raise ModelError(f"model file {str(path)!r} not found (train it with `python -m vision.training`)")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+
+class FaceClassifier:
+    """Loads the ONNX model once; classifies normalised patches in one batch."""
+
+    def __init__(self, path: Path = DIE_FACE_MODEL) -> None:
+        self._session = session(path)
+        self._input = self._session.get_inputs()[0].name
+
+    def probabilities(self, x: FloatArray) -> npt.NDArray[np.float32]:
+        """(N, 1, P, P) -> (N, 7) softmax probabilities."""
+        if len(x) == 0:
+            return np.zeros((0, 7), np.float32)
+        logits = np.asarray(self._session.run(None, {self._input: x})[0], np.float32)
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        out: npt.NDArray[np.float32] = e / e.sum(axis=1, keepdims=True)
+        return out
+
+    def classify_patches(self, patches: list[U8Array]) -> list[FaceGuess]:
+        probs = self.probabilities(batch([normalise_patch(p) for p in patches]))
+        return [_guess(p) for p in probs]
+
+    def classify(
+        self, gray: U8Array, squares: list[tuple[tuple[float, float], float, float]]
+    ) -> list[FaceGuess]:
+        """Classify squares ((cx, cy), side, angle) of a grey image."""
+        return self.classify_patches([crop_patch(gray, c, s, a) for c, s, a in squares])
+
+
+def _guess(p: npt.NDArray[np.float32]) -> FaceGuess:
+    faces = p[1:]
+    k = int(faces.argmax())
+    total = float(faces.sum())
+    return FaceGuess(k + 1, float(faces[k] / total) if total > 0 else 0.0, float(p[0]))

@@ -1,0 +1,145 @@
+"""The motion/hand gate: a cheap per-frame test of which board regions move or are covered.
+
+The frame is shrunk (``VisionConfig.motion_scale``), differenced against the previous shrunk frame
+and tested for skin colour; each region of the board ("p1".."p24", "bar", "tray_w", "tray_b")
+is a label in a precomputed map, so per-region fractions are one ``np.bincount``.  Full reading
+runs only when nothing has moved for ``still_frames`` frames, and covered regions are never read.
+
+>>> import numpy as np
+>>> from calibration.profile import CalibrationProfile
+>>> from calibration.camera import CameraModel
+>>> from vision.geometry import BoardSpec
+>>> prof = CalibrationProfile.from_corners([(1500, 250), (420, 250), (300, 900), (1620, 900)],
+...     CameraModel.default_for_size(1920, 1080), BoardSpec.tournament(), method="manual")
+>>> gate = MotionGate(RegionMap.build(prof))
+>>> frame = np.full((1080, 1920, 3), 90, np.uint8)
+>>> [gate.update(frame).still for _ in range(6)][-1]
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.config import VisionConfig
+from vision.observation import REGION_NAMES
+
+Image = npt.NDArray[Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RegionMap:
+    """A label image at gate resolution: 0 = elsewhere, i+1 = REGION_NAMES[i]."""
+
+    labels: npt.NDArray[np.int32]
+    scale: float
+    sizes: npt.NDArray[np.int64]
+    image_size: tuple[int, int]
+
+    @classmethod
+    def build(cls, profile: object, config: VisionConfig | None = None) -> RegionMap:
+        """Rasterise the profile's region polygons (points as full columns) at gate resolution."""
+        cfg = config or VisionConfig()
+        w, h = profile.image_size  # type: ignore[attr-defined]
+        s = cfg.motion_scale
+        sw, sh = max(1, round(w * s)), max(1, round(h * s))
+        labels = np.zeros((sh, sw), np.int32)
+        layout = profile.layout  # type: ignore[attr-defined]
+        polys = profile.region_polygons_mm()  # type: ignore[attr-defined]
+        for i, name in enumerate(REGION_NAMES):
+            if name.startswith("p"):
+                quad = np.array(layout.point_polygon(int(name[1:])), np.float64)[:, :2]
+                x0, x1 = quad[:, 0].min(), quad[:, 0].max()
+                y0, y1 = quad[:, 1].min(), quad[:, 1].max()
+                poly_mm = np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], np.float64)
+            else:
+                poly_mm = np.asarray(polys[name], np.float64)
+            img = profile.board_to_image(_densify(poly_mm))  # type: ignore[attr-defined]
+            pts = np.round(np.asarray(img) * s).astype(np.int32)
+            cv2.fillPoly(labels, [pts], i + 1)
+        sizes = np.bincount(labels.ravel(), minlength=len(REGION_NAMES) + 1).astype(np.int64)
+        return cls(labels, s, sizes, (int(w), int(h)))
+
+
+def _densify(poly: npt.NDArray[np.float64], step: float = 20.0) -> npt.NDArray[np.float64]:
+    out: list[npt.NDArray[np.float64]] = []
+    for a, b in zip(poly, np.roll(poly, -1, axis=0), strict=True):
+        n = max(1, int(np.hypot(*(b - a)) / step))
+        out.extend(a + (b - a) * t for t in np.linspace(0, 1, n, endpoint=False))
+    return np.array(out)
+
+
+@dataclass(frozen=True, slots=True)
+class MotionReport:
+    """One frame's gate result."""
+
+    moving: frozenset[str]
+    covered: frozenset[str]
+    still_frames: int
+    still: bool
+    motion_fraction: float
+
+
+def shrink(image: Image, scale: float) -> Image:
+    """The gate's small copy of a frame (bilinear: samples, does not average; cheap at 1080p)."""
+    h, w = image.shape[:2]
+    small = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_LINEAR)
+    return small
+
+
+def skin_mask(small_bgr: Image) -> npt.NDArray[np.bool_]:
+    """Skin-coloured pixels (YCrCb box, robust across skin tones under white-ish light)."""
+    ycc = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2YCrCb)
+    cr = ycc[:, :, 1]
+    cb = ycc[:, :, 2]
+    y = ycc[:, :, 0]
+    return (cr >= 138) & (cr <= 173) & (cb >= 77) & (cb <= 127) & (y >= 40)
+
+
+def region_fractions(mask: npt.NDArray[np.bool_], regions: RegionMap) -> npt.NDArray[np.float64]:
+    """Fraction of each region's gate pixels set in ``mask`` (index i+1 = REGION_NAMES[i])."""
+    hits = np.bincount(regions.labels[mask], minlength=len(regions.sizes))
+    return hits / np.maximum(regions.sizes, 1)
+
+
+class MotionGate:
+    """Stateful wrapper: feed every frame; it says whether the scene is still and what is covered."""
+
+    def __init__(self, regions: RegionMap, config: VisionConfig | None = None) -> None:
+        self.regions = regions
+        self.config = config or VisionConfig()
+        self._previous: Image | None = None
+        self._still = 0
+        self._covered_since: frozenset[str] = frozenset()
+
+    def update(self, image: Image) -> MotionReport:
+        cfg = self.config
+        small = shrink(image, self.regions.scale)
+        if small.shape[:2] != self.regions.labels.shape:
+            small = cv2.resize(small, self.regions.labels.shape[::-1], interpolation=cv2.INTER_AREA)
+        grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
+        if self._previous is None:
+            changed = np.ones(grey.shape, np.bool_)
+        else:
+            changed = cv2.absdiff(grey, self._previous) > cfg.motion_threshold
+        self._previous = grey
+        skin = skin_mask(small) if small.ndim == 3 else np.zeros(grey.shape, np.bool_)
+        move_frac = region_fractions(changed, self.regions)
+        skin_frac = region_fractions(skin, self.regions)
+        moving = frozenset(n for i, n in enumerate(REGION_NAMES) if move_frac[i + 1] > cfg.motion_fraction)
+        covered = frozenset(n for i, n in enumerate(REGION_NAMES) if skin_frac[i + 1] > cfg.skin_fraction)
+        total_changed = float(changed.mean())
+        any_motion = bool(moving) or total_changed > cfg.motion_fraction
+        self._still = 0 if any_motion else self._still + 1
+        return MotionReport(
+            moving=moving,
+            covered=covered | moving,
+            still_frames=self._still,
+            still=self._still >= cfg.still_frames and not covered,
+            motion_fraction=total_changed,
+        )

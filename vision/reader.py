@@ -1,0 +1,210 @@
+"""``BoardReader``: loads the models once and chains the stages on each frame.
+
+    gate (motion, hands) -> [still?] -> checkers (slot patches + model) -> dice -> cube -> observation
+
+Every stage is a plain function in its own module; the reader only keeps per-profile precomputed
+data (slot sampling maps, the gate's region map) and times each stage inside this one pipeline
+(``BoardObservation.timings_ms``).  A frame that is not still yet is not read: the last full reading
+is returned with ``still=False`` and the moving regions marked covered.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.checkers import (
+    SLOT_CLASSES,
+    SLOT_MODEL,
+    CheckerReadings,
+    SlotSampler,
+    counts_from_slot_probs,
+    normalise_slots,
+)
+from vision.config import VisionConfig
+from vision.cube import read_cube
+from vision.dice.board import read_dice
+from vision.dice.classify import DIE_FACE_MODEL, FaceClassifier, session
+from vision.motion import MotionGate, MotionReport, RegionMap
+from vision.observation import REGION_NAMES, BoardObservation, CountReading, CubeReading, DieReading
+from vision.preprocess import to_gray
+
+
+class SlotClassifier:
+    """The checker-slot model (ONNX), loaded once."""
+
+    def __init__(self, path: Path = SLOT_MODEL) -> None:
+        self._session = session(path)
+        self._input = self._session.get_inputs()[0].name
+
+    def probabilities(self, patches: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+        x = normalise_slots(patches)
+        logits = np.asarray(self._session.run(None, {self._input: x})[0], np.float32)
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        out: npt.NDArray[np.float32] = e / e.sum(axis=1, keepdims=True)
+        assert out.shape[1] == len(SLOT_CLASSES)
+        return out
+
+
+class _ProfileState:
+    def __init__(self, profile: Any, config: VisionConfig) -> None:
+        self.sampler = SlotSampler(profile)
+        self.gate = MotionGate(RegionMap.build(profile, config), config)
+        self.last: BoardObservation | None = None
+
+
+class BoardReader:
+    """Reads frames of one or more calibrated boards.  Not thread-safe: one per camera loop."""
+
+    def __init__(self, config: VisionConfig | None = None, *, face_model: Path = DIE_FACE_MODEL,
+                 slot_model: Path = SLOT_MODEL) -> None:
+        self.config = config or VisionConfig()
+        self.faces = FaceClassifier(face_model)
+        self.slots = SlotClassifier(slot_model)
+        self._state: dict[int, _ProfileState] = {}
+
+    def _for(self, profile: Any) -> _ProfileState:
+        st = self._state.get(id(profile))
+        if st is None:
+            st = _ProfileState(profile, self.config)
+            self._state = {id(profile): st}  # one live profile at a time
+            self._profile_ref = profile  # keep it alive so its id stays unique
+        return st
+
+    # ------------------------------------------------------------------ live
+    def read(self, frame: Any, profile: Any) -> BoardObservation:
+        """Gate the frame; read it fully once the scene has been still long enough."""
+        st = self._for(profile)
+        t0 = time.perf_counter()
+        report = st.gate.update(frame.image)
+        t_gate = (time.perf_counter() - t0) * 1000
+        if not report.still:
+            base = st.last or _blank(frame.seq, frame.t)
+            return _unstill(base, report, frame.seq, frame.t, (("gate", t_gate),))
+        obs = self._full(frame.image, profile, frame.seq, frame.t, report.covered, st)
+        obs = replace(obs, timings_ms=(("gate", round(t_gate, 3)), *obs.timings_ms))
+        st.last = obs
+        return obs
+
+    # ------------------------------------------------------------------ one image
+    def read_image(self, image: npt.NDArray[np.uint8], profile: Any, *, seq: int = 0, t: float = 0.0,
+                   covered: frozenset[str] | None = None) -> BoardObservation:
+        """Read a single still image (no motion history); hands are found by colour alone."""
+        st = self._for(profile)
+        if covered is None:
+            from vision.motion import region_fractions, shrink, skin_mask
+
+            small = shrink(image, st.gate.regions.scale)
+            if small.shape[:2] != st.gate.regions.labels.shape:
+                small = cv2.resize(small, st.gate.regions.labels.shape[::-1])
+            frac = region_fractions(skin_mask(small), st.gate.regions)
+            covered = frozenset(n for i, n in enumerate(REGION_NAMES) if frac[i + 1] > self.config.skin_fraction)
+        return self._full(image, profile, seq, t, covered, st)
+
+    def _full(self, image: npt.NDArray[np.uint8], profile: Any, seq: int, t: float, covered: frozenset[str],
+              st: _ProfileState) -> BoardObservation:
+        cfg = self.config
+        timings: list[tuple[str, float]] = []
+        t0 = time.perf_counter()
+        patches = st.sampler.patches(image)
+        probs = self.slots.probabilities(patches)
+        checkers: CheckerReadings = counts_from_slot_probs(st.sampler.slots, probs, covered)
+        t1 = time.perf_counter()
+        timings.append(("checkers", round((t1 - t0) * 1000, 3)))
+        gray = to_gray(image)
+        dice: tuple[DieReading, ...] = read_dice(gray, profile, self.faces, cfg)
+        t2 = time.perf_counter()
+        timings.append(("dice", round((t2 - t1) * 1000, 3)))
+        cube: CubeReading | None = read_cube(gray, profile, cfg)
+        t3 = time.perf_counter()
+        timings.append(("cube", round((t3 - t2) * 1000, 3)))
+        readings = (*checkers.points, checkers.bar, *checkers.trays)
+        confident = not covered and min(r.confidence for r in readings) >= cfg.observation_min_confidence
+        return BoardObservation(
+            seq=seq, t=t, points=checkers.points, bar=checkers.bar, trays=checkers.trays, dice=dice, cube=cube,
+            still=True, covered=covered, confident=confident, timings_ms=tuple(timings),
+        )
+
+
+def _blank(seq: int, t: float) -> BoardObservation:
+    z = CountReading(0, 0, 0.0)
+    return BoardObservation(seq=seq, t=t, points=(z,) * 24, bar=z, trays=(z, z), still=False, confident=False)
+
+
+def _unstill(base: BoardObservation, report: MotionReport, seq: int, t: float,
+             timings: tuple[tuple[str, float], ...]) -> BoardObservation:
+    """The last reading, marked not still, with covered/moving regions at confidence 0."""
+    cov = report.covered
+
+    def dim(name: str, r: CountReading) -> CountReading:
+        return CountReading(r.white, r.black, 0.0) if name in cov else r
+
+    points = tuple(dim(f"p{i + 1}", r) for i, r in enumerate(base.points))
+    return replace(base, seq=seq, t=t, points=points, bar=dim("bar", base.bar),
+                   trays=(dim("tray_w", base.trays[0]), dim("tray_b", base.trays[1])),
+                   still=False, covered=cov, confident=False, timings_ms=timings)
+
+
+def observation_to_dict(obs: BoardObservation) -> dict[str, Any]:
+    """A JSON-ready form of an observation."""
+
+    def cr(r: CountReading) -> dict[str, Any]:
+        return {"white": r.white, "black": r.black, "confidence": r.confidence}
+
+    return {
+        "seq": obs.seq, "t": obs.t, "still": obs.still, "confident": obs.confident,
+        "covered": sorted(obs.covered),
+        "points": {str(i + 1): cr(r) for i, r in enumerate(obs.points)},
+        "bar": cr(obs.bar), "tray_white": cr(obs.trays[0]), "tray_black": cr(obs.trays[1]),
+        "dice": [{"face": d.face, "face_confidence": d.face_confidence, "cocked": d.cocked,
+                  "cocked_confidence": d.cocked_confidence, "area": d.area.value, "boundary_mm": d.boundary_mm,
+                  "center_mm": list(d.center_mm), "image_box": list(d.image_box), "on_die": d.on_die,
+                  "owner": None if d.owner is None else d.owner.name} for d in obs.dice],
+        "cube": None if obs.cube is None else {
+            "face": obs.cube.face, "face_confidence": obs.cube.face_confidence, "position": obs.cube.position.value,
+            "rotation_deg": obs.cube.rotation_deg, "position_confidence": obs.cube.position_confidence},
+        "timings_ms": dict(obs.timings_ms),
+    }
+
+
+def annotate(image: npt.NDArray[np.uint8], profile: Any, obs: BoardObservation) -> npt.NDArray[np.uint8]:
+    """A copy of the frame showing what was read where (counts per region, dice, cube)."""
+    out = image.copy()
+    layout = profile.layout
+    for i, r in enumerate(obs.points):
+        x, y, _ = layout.stack_slots(i + 1, 0)
+        _label(out, profile, (x, y), r, f"p{i + 1}" in obs.covered)
+    b = layout.bar_region()
+    _label(out, profile, ((b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2), obs.bar, "bar" in obs.covered)
+    for d in obs.dice:
+        x, y, w, h = d.image_box
+        ok = d.face is not None and d.cocked is False
+        col = (0, 200, 0) if ok else (0, 140, 255)
+        cv2.rectangle(out, (x, y), (x + w, y + h), col, 2)
+        txt = f"{d.face if d.face is not None else '?'}{' cocked' if d.cocked else ('' if d.cocked is False else ' ?')}"
+        cv2.putText(out, txt, (x, max(12, y - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, col, 2)
+    if obs.cube is not None:
+        c = obs.cube
+        cv2.putText(out, f"cube {c.face if c.face else '?'} {c.position.value}", (10, 24),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.7, (255, 255, 0), 2)
+    state = "CONFIDENT" if obs.confident else "UNSURE"
+    cv2.putText(out, state, (10, out.shape[0] - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.8,
+                (0, 200, 0) if obs.confident else (0, 0, 255), 2)
+    return out
+
+
+def _label(img: npt.NDArray[np.uint8], profile: Any, xy: tuple[float, float], r: CountReading, covered: bool) -> None:
+    p = profile.board_to_image(np.array([[xy[0], xy[1], 0.0]]))[0]
+    if covered:
+        txt, col = "hand", (255, 0, 255)
+    else:
+        txt = f"{r.white}W" if r.white else (f"{r.black}B" if r.black else "0")
+        col = (0, 200, 0) if r.confidence >= 0.8 else (0, 0, 255)
+    cv2.putText(img, txt, (int(p[0]) - 10, int(p[1])), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3)
+    cv2.putText(img, txt, (int(p[0]) - 10, int(p[1])), cv2.FONT_HERSHEY_SIMPLEX, 0.45, col, 1)

@@ -1,0 +1,134 @@
+"""Rendered frames for training and evaluation: a disk cache of (image, truth) per seed.
+
+Seeds are split by range so evaluation never sees a training seed:
+``TRAIN_SEEDS`` (10_000..) for training, ``EVAL_SEEDS`` (900_000..) for ``python -m vision.evaluate``.
+The profile of a rendered frame is the renderer's exact camera pose (an "oracle calibration"):
+it measures vision, not calibration.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+TRAIN_SEEDS = range(10_000, 20_000)
+EVAL_SEEDS = range(900_000, 910_000)
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("BGREF_RENDER_CACHE", "/tmp/bgref_renders"))
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    seed: int
+    image_path: Path
+    truth: dict[str, Any]
+
+    def image(self) -> np.ndarray:
+        img = cv2.imread(str(self.image_path), cv2.IMREAD_COLOR)
+        if img is None:
+            raise ValueError(f"cannot read {self.image_path}")
+        return img
+
+
+def rendered(seed: int, width: int = 1280, height: int = 720) -> Rendered:
+    """Render (or load from the cache) the still scene of ``seed``."""
+    d = cache_dir() / f"{width}x{height}"
+    d.mkdir(parents=True, exist_ok=True)
+    png = d / f"{seed}.png"
+    js = d / f"{seed}.json"
+    if not (png.is_file() and js.is_file()):
+        from vision.sim.render import render
+        from vision.sim.scene import random_scene
+        from vision.sim.truth import build_truth
+
+        scene = random_scene(seed, width=width, height=height)
+        img, info = render(scene)
+        truth = build_truth(scene, info)
+        cv2.imwrite(str(png), img)
+        js.write_text(json.dumps(truth))
+    return Rendered(seed, png, json.loads(js.read_text()))
+
+
+def profile_for(truth: dict[str, Any]) -> Any:
+    """The calibration profile of a rendered frame (exact camera, pose, board and seating)."""
+    from calibration.camera import CameraModel as CalCamera
+    from calibration.profile import CalibrationProfile, Quality
+    from vision.geometry import BoardSpec, HomeEnd, LongSide, Seating
+    from vision.sim.optics import CameraModel
+
+    cam = CameraModel.from_json(truth["camera"])
+    b = truth["board"]
+    spec = BoardSpec.by_name(b["spec"])
+    seating = Seating(LongSide(b["seating"]["white"]), HomeEnd(b["seating"]["white_home"]))
+    cal = CalCamera(cam.width, cam.height, cam.fx, cam.fy, cam.cx, cam.cy, tuple(cam.dist), source="sim")  # type: ignore[arg-type]
+    q = Quality(reprojection_px=0.0, corner_confidence=1.0, pattern_score=None, start_position_ok=None,
+                tilt_deg=0.0, method="manual", created="sim", camera_name="sim")
+    corners = tuple((float(x), float(y)) for x, y in truth["board_corners_image"])
+    return CalibrationProfile(cal, spec, corners, tuple(cam.rvec), tuple(cam.tvec), q, seating)  # type: ignore[arg-type]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m vision.training.rendered FIRST COUNT [WIDTH HEIGHT]``: fill the cache."""
+    args = sys.argv[1:] if argv is None else argv
+    first, count = int(args[0]), int(args[1])
+    w, h = (int(args[2]), int(args[3])) if len(args) >= 4 else (1280, 720)
+    for s in range(first, first + count):
+        rendered(s, w, h)
+        print(s, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+def die_square(corners: list[list[float]]) -> Any:
+    """The Square of a die's up face from its 4 image corners."""
+    from vision.preprocess import Square
+
+    c = np.asarray(corners, np.float64)
+    cx, cy = c.mean(axis=0)
+    x, y = c[:, 0], c[:, 1]
+    area = 0.5 * abs(float(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1))))
+    e = c[1] - c[0]
+    angle = float(np.degrees(np.arctan2(e[1], e[0]))) % 90.0
+    return Square(float(cx), float(cy), float(np.sqrt(area)), angle)
+
+
+def rendered_samples(folder: Path | None = None, width: int = 1280, height: int = 720, max_neg: int = 12) -> list[Any]:
+    """Die-face samples from the cached training renders: each die's up face, and board candidates
+    that are not dice (checkers, point tips, the cube, pips) as "not a die"."""
+    from vision.config import VisionConfig
+    from vision.dice.board import die_candidates
+    from vision.preprocess import to_gray
+    from vision.training.data import NOT_A_DIE, Sample
+
+    d = folder or cache_dir() / f"{width}x{height}"
+    out: list[Any] = []
+    rng = np.random.default_rng(0)
+    for js in sorted(d.glob("*.json")):
+        seed = int(js.stem)
+        if seed not in TRAIN_SEEDS:
+            continue
+        r = rendered(seed, width, height)
+        squares = []
+        for die in r.truth["dice"]:
+            sq = die_square(die["image_corners"])
+            squares.append(sq)
+            out.append(Sample(r.image_path, sq, int(die["face"])))
+        prof = profile_for(r.truth)
+        cands = die_candidates(to_gray(r.image()), prof, VisionConfig())
+        negs = [c for c in cands if all(np.hypot(c.cx - s.cx, c.cy - s.cy) > 0.8 * s.side for s in squares)]
+        if len(negs) > max_neg:
+            negs = [negs[i] for i in rng.choice(len(negs), max_neg, replace=False)]
+        out.extend(Sample(r.image_path, c, NOT_A_DIE) for c in negs)
+    return out

@@ -202,9 +202,10 @@ def _orientations(quad_cw: FloatArray) -> list[FloatArray]:
     return out
 
 
-def _make_profile(corners: FloatArray, camera: CameraModel, spec: BoardSpec) -> CalibrationProfile | None:
+def _make_profile(corners: FloatArray, camera: CameraModel, spec: BoardSpec, estimate_focal: bool = True,
+                  ) -> CalibrationProfile | None:
     try:
-        prof = CalibrationProfile.from_corners(corners, camera, spec, method="auto")
+        prof = CalibrationProfile.from_corners(corners, camera, spec, method="auto", estimate_focal=estimate_focal)
     except (ValueError, cv2.error):
         return None
     if prof.quality.reprojection_px > 0.02 * camera.width:
@@ -382,15 +383,172 @@ def find_board(
             f"{best_score:.2f} (need {cfg.min_pattern_score:.2f}); try --corners or ArUco markers"
         )
     corners, fits = refine_outline(image, best, cfg)
-    if cam.source == "default" and not cam.has_distortion:
-        k1 = estimate_k1(image, corners, cam, cfg)
-        if k1 != 0.0:
-            cam = cam.with_distortion((k1, 0, 0, 0, 0), "edges")
-    prof = _make_profile(corners, cam, spec)
+    model = fit_model(image, corners, cam, spec, cfg)
+    if float(np.abs(model.corners_px - corners).max()) < 0.1 * max(w, h):
+        corners, cam = model.corners_px, model.camera
+    prof = _make_profile(corners, cam, spec, estimate_focal=False)
     if prof is None:
         raise BoardNotFound("the refined outline does not fit a board seen from above")
     score = pattern_score(image, prof)
-    support = float(np.mean([f.support for f in fits]))
-    rms = float(np.mean([f.rms_px for f in fits]))
-    conf = max(0.0, min(1.0, support * math.exp(-rms / 1.5)))
+    conf = max(0.0, min(1.0, model.support * math.exp(-model.rms_px / 1.5)))
     return BoardFit(tuple((float(x), float(y)) for x, y in corners), score, conf, fits, prof.camera)
+
+
+# ------------------------------------------------------------------------------- model fit (box + lens)
+@dataclass(frozen=True, slots=True)
+class ModelFit:
+    camera: CameraModel
+    rvec: FloatArray
+    tvec: FloatArray
+    corners_px: FloatArray
+    """Outer top corners (z = rail height) as seen, board order."""
+    support: float
+    rms_px: float
+
+
+def _edge_obs(
+    lab: npt.NDArray[np.float32], camera: CameraModel, rvec: FloatArray, tvec: FloatArray, spec: BoardSpec,
+    search: float, n: int,
+) -> tuple[FloatArray, FloatArray, FloatArray, float]:
+    """Observed outer-edge points with their 3D edge points (at the height of the edge they match).
+
+    Returns obs (M, 2), P (M, 3) a point on the matched model edge, T (M, 3) the edge direction, support.
+    """
+    W, D, h = spec.width_mm, spec.depth_mm, spec.rail_height_mm
+    base = np.array([[0, 0], [W, 0], [W, D], [0, D]], np.float64)
+    K, dist = camera.matrix, camera.dist_array
+    centre2 = np.array([W / 2, D / 2])
+    obs_l, P_l, T_l = [], [], []
+    total = 0
+    found = 0
+    t = np.linspace(0.05, 0.95, n)
+    for i in range(4):
+        a, b = base[i], base[(i + 1) % 4]
+        along = (b - a) / np.linalg.norm(b - a)
+        pts2 = a[None, :] + (b - a)[None, :] * t[:, None]
+        out2 = -np.sign((centre2 - a) @ np.array([-along[1], along[0]])) * np.array([-along[1], along[0]])
+        top = np.hstack([pts2, np.full((n, 1), h)])
+        bot = np.hstack([pts2, np.zeros((n, 1))])
+        top_out = np.hstack([pts2 + out2 * 3.0, np.full((n, 1), h)])
+        proj, _ = cv2.projectPoints(np.vstack([top, bot, top_out]), rvec, tvec, K, dist)
+        proj = proj.reshape(3, n, 2)
+        pt, pb, po = proj[0], proj[1], proj[2]
+        outward = po - pt
+        outward /= np.maximum(np.linalg.norm(outward, axis=1, keepdims=True), 1e-9)
+        wall = np.maximum(0.0, np.sum((pb - pt) * outward, axis=1))  # bottom edge outside the top: wall seen
+        steps = np.arange(-search, search + float(wall.max()) + 0.5, 0.5)
+        grid = pt[:, None, :] + steps[None, :, None] * outward[:, None, :]
+        mx, my = grid[..., 0].astype(np.float32), grid[..., 1].astype(np.float32)
+        hh, ww = lab.shape[:2]
+        prof = cv2.remap(lab, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float64)
+        valid = (mx >= 1) & (mx < ww - 2) & (my >= 1) & (my < hh - 2)
+        deriv = np.linalg.norm(np.gradient(prof, axis=1), axis=2)
+        deriv[~valid] = 0
+        kmax = np.argmax(deriv, axis=1)
+        peak = deriv[np.arange(n), kmax]
+        # a visible wall: take the outermost strong edge (the wall's foot on the table)
+        walled = wall > 1.0
+        if walled.any():
+            strong_mask = deriv > (0.5 * peak[:, None])
+            idx = np.arange(len(steps))[None, :]
+            last = np.max(np.where(strong_mask, idx, -1), axis=1)
+            kmax = np.where(walled, last, kmax)
+        k = np.clip(kmax, 1, len(steps) - 2)
+        rows = np.arange(n)
+        y0, y1, y2 = deriv[rows, k - 1], deriv[rows, k], deriv[rows, k + 1]
+        den = y0 - 2 * y1 + y2
+        off = np.where(np.abs(den) > 1e-9, 0.5 * (y0 - y2) / np.where(np.abs(den) > 1e-9, den, 1.0), 0.0)
+        s = steps[k] + np.clip(off, -0.5, 0.5) * 0.5
+        thr = max(1.0, 0.3 * float(np.median(y1)))
+        strong = y1 > thr
+        total += n
+        found += int(strong.sum())
+        z = np.where(walled, 0.0, h)
+        obs_l.append((pt + s[:, None] * outward)[strong])
+        P_l.append(np.hstack([pts2, z[:, None]])[strong])
+        T_l.append(np.tile(np.append(along, 0.0), (n, 1))[strong])
+    return np.vstack(obs_l), np.vstack(P_l), np.vstack(T_l), found / max(total, 1)
+
+
+def _residuals(params: FloatArray, cam: CameraModel, obs: FloatArray, P: FloatArray, T: FloatArray,
+               free_lens: bool) -> FloatArray:
+    rvec, tvec = params[:3], params[3:6]
+    f = cam.fx * math.exp(params[6]) if free_lens else cam.fx
+    K = np.array([[f, 0, cam.cx], [0, f, cam.cy], [0, 0, 1.0]])
+    dist = np.array([params[7], params[8], 0, 0, 0]) if free_lens else cam.dist_array
+    m = len(P)
+    proj, _ = cv2.projectPoints(np.vstack([P, P + T * 10.0]), rvec, tvec, K, dist)
+    proj = proj.reshape(2, m, 2)
+    d = proj[1] - proj[0]
+    d /= np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
+    e = obs - proj[0]
+    r = e[:, 0] * d[:, 1] - e[:, 1] * d[:, 0]
+    if free_lens:
+        # weak priors: the default focal length and a mild lens, so a frontal view cannot run away
+        k = 0.5 * math.sqrt(m)
+        r = np.concatenate([r, [k * params[6] / 0.25, k * params[7] / 0.15, k * params[8] / 0.05]])
+    return np.asarray(r, dtype=np.float64)
+
+
+def fit_model(
+    image: Image, corners: FloatArray, camera: CameraModel, spec: BoardSpec, config: CalibrationConfig | None = None,
+    *, free_lens: bool | None = None, lab: npt.NDArray[np.float32] | None = None,
+) -> ModelFit:
+    """Fit pose (and, for a default camera, focal length and radial distortion k1, k2) to the frame's edges.
+
+    The board is modelled as a box: its top outline at the rail height, and, on sides whose outer wall
+    faces the camera, the wall's foot on the table.  Each edge sample is matched to whichever of the two
+    it lies nearer, and the parameters minimise the robust (Huber) sum of perpendicular distances.
+    """
+    cfg = config or CalibrationConfig()
+    lab = lab if lab is not None else smoothed_lab(image)
+    free = (camera.source == "default") if free_lens is None else free_lens
+    prof = CalibrationProfile.from_corners(corners, camera, spec, method="auto")
+    cam = prof.camera
+    params = np.concatenate([np.asarray(prof.rvec), np.asarray(prof.tvec), [0.0, cam.dist[0], cam.dist[1]]])
+    search = cfg.edge_search_px
+    support = 0.0
+    rms = 99.0
+    for _outer in range(4):
+        cur = _camera_of(cam, params, free)
+        obs, P, T, support = _edge_obs(lab, cur, params[:3], params[3:6], spec, search, cfg.edge_samples)
+        if len(obs) < 20:
+            raise BoardNotFound("the board's outer edges are not visible enough to fit")
+        n_par = 9 if free else 6
+        for _it in range(8):
+            r = _residuals(params, cam, obs, P, T, free)
+            scale = max(0.5, 1.4826 * float(np.median(np.abs(r))))
+            w = np.where(np.abs(r) < 2 * scale, 1.0, 2 * scale / np.maximum(np.abs(r), 1e-9))
+            w[np.abs(r) > 6 * scale + 3] = 0.0
+            J = np.empty((len(r), n_par))
+            for j in range(n_par):
+                dp = np.zeros_like(params)
+                dp[j] = 1e-6 if j >= 6 else (1e-5 if j < 3 else 1e-3)
+                J[:, j] = (_residuals(params + dp, cam, obs, P, T, free) - r) / dp[j]
+            Jw = J * w[:, None]
+            A = Jw.T @ J + np.eye(n_par) * 1e-6 * np.trace(Jw.T @ J) / n_par
+            step = np.linalg.solve(A, -(Jw.T @ r))
+            params[:n_par] += step
+            if np.abs(step).max() < 1e-7:
+                break
+        r = _residuals(params, cam, obs, P, T, free)[: len(obs)]
+        inl = np.abs(r) < 3.0
+        rms = float(np.sqrt(np.mean(r[inl] ** 2))) if inl.any() else 99.0
+        search = max(3.0, search * 0.5)
+    final = _camera_of(cam, params, free)
+    W, D, h = spec.width_mm, spec.depth_mm, spec.rail_height_mm
+    top = np.array([[0, 0, h], [W, 0, h], [W, D, h], [0, D, h]], np.float64)
+    c, _ = cv2.projectPoints(top, params[:3], params[3:6], final.matrix, final.dist_array)
+    return ModelFit(final, params[:3].copy(), params[3:6].copy(), np.asarray(c, dtype=np.float64).reshape(4, 2), support, rms)
+
+
+def _camera_of(cam: CameraModel, params: FloatArray, free: bool) -> CameraModel:
+    if not free:
+        return cam
+    from dataclasses import replace
+
+    f = cam.fx * math.exp(params[6])
+    out = replace(cam, fx=f, fy=f)
+    if abs(params[7]) > 1e-9 or abs(params[8]) > 1e-9:
+        out = out.with_distortion((params[7], params[8], 0, 0, 0), "edges")
+    return replace(out, source="default") if out.source == "edges" else out

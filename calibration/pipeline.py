@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from calibration.appearance import learn_appearance
 from calibration.aruco import find_marker_corners
-from calibration.board import BoardFit, find_board, pattern_score, refine_outline
+from calibration.board import BoardFit, find_board, fit_model, pattern_score, refine_outline
 from calibration.camera import CameraModel
 from calibration.config import CalibrationConfig
 from calibration.errors import CalibrationError
@@ -64,19 +64,21 @@ def calibrate_frame(
         conf = 1.0
         if refine_manual:
             try:
-                refined, fits = refine_outline(image, c, cfg, search_px=cfg.edge_search_px)
-                if float(np.abs(refined - c).max()) <= cfg.edge_search_px:
-                    c = refined
-                    conf = float(np.mean([f.support for f in fits]))
+                refined, _ = refine_outline(image, c, cfg, search_px=cfg.edge_search_px)
+                model = fit_model(image, refined, cam, spec, cfg)
+                if float(np.abs(model.corners_px - c).max()) <= 2 * cfg.edge_search_px:
+                    c, cam = model.corners_px, model.camera
+                    conf = model.support
                     notes.append("manual corners refined to the frame's edges")
             except CalibrationError:
                 notes.append("manual corners used as given (no clear edges near them)")
         prof = CalibrationProfile.from_corners(c, cam, spec, method="manual", corner_confidence=conf,
-                                               camera_name=camera_name)
+                                               camera_name=camera_name, estimate_focal=conf == 1.0)
     else:
         fit = find_board(image, spec, cam, cfg)
         prof = CalibrationProfile.from_corners(np.array(fit.corners_px), fit.camera, spec, method="auto",
-                                               corner_confidence=fit.corner_confidence, camera_name=camera_name)
+                                               corner_confidence=fit.corner_confidence, camera_name=camera_name,
+                                               estimate_focal=False)
     seats: SeatingResult | None = None
     if seating is not None:
         prof = prof.with_seating(seating)

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.board import edge_points, refine_outline, smoothed_lab
+from calibration.board import edge_points, fit_model, refine_outline, smoothed_lab
 from calibration.config import CalibrationConfig
 from calibration.errors import CalibrationError
 from calibration.homography import apply_homography
@@ -127,11 +127,11 @@ def refit(
     if H is None:
         raise CalibrationError("the board moved and its new place could not be found: recalibrate")
     guess = apply_homography(H, np.array(profile.corners_px))
-    corners, fits = refine_outline(current, guess, cfg)
-    new = CalibrationProfile.from_corners(corners, profile.camera, profile.spec, seating=profile.seating,
+    corners, _ = refine_outline(current, guess, cfg)
+    model = fit_model(current, corners, profile.camera, profile.spec, cfg, free_lens=False)
+    new = CalibrationProfile.from_corners(model.corners_px, profile.camera, profile.spec, seating=profile.seating,
                                           method=profile.quality.method, camera_name=profile.quality.camera_name,
-                                          corner_confidence=float(np.mean([f.support for f in fits])),
-                                          estimate_focal=False)
+                                          corner_confidence=model.support, estimate_focal=False)
     return new.with_appearance(profile.appearance).with_quality(pattern_score=profile.quality.pattern_score)
 
 

@@ -28,7 +28,7 @@ def test_automatic_calibration_and_check(scene, capsys) -> None:
     prof = CalibrationProfile.load(out)
     assert prof.quality.method == "auto"
     assert prof.seating == Seating(LongSide.FAR, HomeEnd.LEFT)
-    assert np.abs(np.array(prof.corners_px) - corners).max() < 30  # tightened below once walls are modelled
+    assert np.abs(np.array(prof.corners_px) - corners).max() < 1.5
     assert prof.appearance is not None and "white_checker" in prof.appearance
     annotated = d / "annotated.png"
     assert main(["calibrate", "check", str(out), str(frame), "--out", str(annotated)]) == 0
@@ -47,7 +47,7 @@ def test_manual_corners_any_order_headless(scene) -> None:
     prof = CalibrationProfile.load(out)
     assert prof.quality.method == "manual"
     # refined onto the edges, and the seating still found from the checkers
-    assert np.abs(np.array(prof.corners_px) - corners).max() < 30
+    assert np.abs(np.array(prof.corners_px) - corners).max() < 1.5
     assert prof.seating == Seating(LongSide.FAR, HomeEnd.LEFT)
 
 

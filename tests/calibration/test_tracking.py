@@ -34,5 +34,5 @@ def test_nudge_is_detected_and_refitted() -> None:
             break
     assert TrackStatus.SUSPECT in statuses  # judging pauses before the re-fit
     assert statuses[-1] is TrackStatus.REFITTED
-    assert np.abs(np.array(tracker.profile.corners_px) - c1).max() < 6
+    assert np.abs(np.array(tracker.profile.corners_px) - c1).max() < 1.5
     assert tracker.update(img1, 1.0).status is TrackStatus.OK

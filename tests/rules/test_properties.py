@@ -1,0 +1,108 @@
+"""Invariants of legal plays, judging, notation and IDs, on many positions (hypothesis)."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules.dice import Dice
+from rules.judge import judge
+from rules.moves import legal_plays
+from rules.notation import parse_play
+from rules.position import BAR, OFF, Position, Side
+
+from .strategies import dice, positions
+
+SETTINGS = settings(max_examples=120, deadline=None)
+
+
+@SETTINGS
+@given(positions, dice)
+def test_checkers_conserved_and_pips_match_dice(pos: Position, roll: Dice) -> None:
+    assert pos.problems() == []
+    plays = legal_plays(pos, roll)
+    assert len(plays) >= 1
+    mover, opp = pos.turn, pos.turn.opponent
+    used_counts = {len(p.steps) for p in plays}
+    assert len(used_counts) == 1, "every legal play uses the same number of dice"
+    for play in plays:
+        after = play.after
+        assert after.problems() == [], (pos, roll, play)
+        assert after.turn is opp
+        moved = sum(s.start - s.end for s in play.steps)
+        assert pos.pip_count(mover) - after.pip_count(mover) == moved
+        for s in play.steps:
+            assert s.end == max(0, s.start - s.die)
+            if s.end == OFF:
+                assert s.start <= s.die
+        assert sorted(play.dice_used) == sorted(roll.pips[: len(play.steps)]) or (
+            not roll.is_double and (sorted(play.dice_used) in ([roll.high], [roll.low]))
+        )
+        hits = [s.end for s in play.steps if s.hit]
+        assert after.pip_count(opp) == pos.pip_count(opp) + sum(hits)
+        assert after.bar(opp) == pos.bar(opp) + len(hits)
+
+
+@SETTINGS
+@given(positions, dice)
+def test_plays_are_distinct_and_mirror_symmetric(pos: Position, roll: Dice) -> None:
+    plays = legal_plays(pos, roll)
+    afters = [p.after for p in plays]
+    assert len(set(afters)) == len(afters)
+    mirrored = legal_plays(pos.mirror(), roll)
+    assert {p.after.mirror() for p in mirrored} == set(afters)
+    assert {p.notation() for p in mirrored} == {p.notation() for p in plays}
+
+
+@SETTINGS
+@given(positions, dice)
+def test_every_legal_play_judges_legal_and_notation_round_trips(pos: Position, roll: Dice) -> None:
+    plays = legal_plays(pos, roll)
+    for play in plays:
+        j = judge(pos, roll, play.after, plays=plays)
+        assert j.legal and j.play is not None and j.play.after == play.after and not j.reasons
+        assert parse_play(play.notation(), pos, roll, plays=plays).after == play.after
+
+
+@SETTINGS
+@given(positions, dice, st.integers(0, 2**32))
+def test_perturbed_plays_are_illegal_with_a_reason(pos: Position, roll: Dice, seed: int) -> None:
+    rng = random.Random(seed)
+    plays = legal_plays(pos, roll)
+    play = rng.choice(list(plays))
+    side = rng.choice([pos.turn, pos.turn.opponent])
+    counts = list(play.after.counts(side))
+    src = rng.choice([i for i in range(26) if counts[i] > 0])
+    kind = rng.random()
+    if kind < 0.6:  # move one checker somewhere else
+        dst = rng.choice([i for i in range(26) if i != src])
+        counts[src] -= 1
+        counts[dst] += 1
+    elif kind < 0.8:  # a checker vanishes
+        counts[src] -= 1
+    else:  # a checker appears
+        counts[rng.randrange(26)] += 1
+    after = play.after.replace(side, tuple(counts))
+    j = judge(pos, roll, after, plays=plays)
+    if after in plays:
+        assert j.legal
+    else:
+        assert not j.legal and j.play is None
+        assert j.reasons, (pos, roll, after)
+        assert j.nearest and all(p in plays for p in j.nearest)
+
+
+@SETTINGS
+@given(positions)
+def test_gnubg_id_round_trip(pos: Position) -> None:
+    assert Position.from_gnubg_id(pos.gnubg_id(), pos.turn) == pos
+    assert Position.from_text(pos.text()) == pos
+    assert pos.mirror().mirror() == pos
+
+
+def test_no_play_is_the_same_board_with_opponent_on_roll() -> None:
+    pos = Position.from_points({BAR: 2, 6: 13}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 5})
+    (play,) = legal_plays(pos, (6, 6))
+    assert play.is_empty and play.after == pos.swap_turn() and pos.turn is Side.WHITE

@@ -366,7 +366,7 @@ def format_mat(record: MatchRecord, plays: dict[tuple[int, int], str]) -> str:
                 else:
                     cells.append((action.player, " Takes"))
             elif isinstance(action, Drop):
-                cells.append((action.player, " Drops"))
+                cells.append((action.player, " Drops"))  # gnubg: cube actions one column further in
             # Resign: gnubg writes only the "Wins" line and infers the resignation from it.
         rows: list[list[str]] = []
         for player, text in cells:
@@ -377,10 +377,11 @@ def format_mat(record: MatchRecord, plays: dict[tuple[int, int], str]) -> str:
             else:
                 rows.append([text, ""])
         for n, (lcell, rcell) in enumerate(rows, start=1):
-            out.append(f"{n:3d}) {lcell:<28}{rcell}".rstrip())
+            # Always pad the left cell: gnubg's importer reads the right cell at column 33.
+            out.append(f"{n:3d}) {lcell:<28}{rcell}")
         if game.result is not None:
             points = f"{game.result.points} point" + ("s" if game.result.points != 1 else "")
-            pad = 6 if game.result.winner is Side.WHITE else 33
+            pad = 6 if game.result.winner is Side.WHITE else 34
             out.append(" " * pad + f"Wins {points}")
         out.append("")
     return "\n".join(out) + "\n"

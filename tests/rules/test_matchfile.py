@@ -215,7 +215,7 @@ def test_sgf_errors() -> None:
 def test_writers_round_trip_the_same_record() -> None:
     rec = read_match_text(GALAXY, "g.txt")
     mat = write_mat(rec)
-    assert " 3 point match" in mat and "  4)  Doubles => 2                Drops" in mat
+    assert " 3 point match" in mat and "  4)  Doubles => 2                Drops\n" in mat
     assert read_match_text(mat, "w.mat") == rec
     sgf = write_sgf(rec)
     assert sgf.startswith("(;FF[4]GM[6]CA[UTF-8]") and "RE[W+2R]" in sgf

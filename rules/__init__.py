@@ -4,6 +4,7 @@ This package imports nothing else of the project and needs only the standard lib
 """
 
 from rules.dice import Dice, DiceError
+from rules.ids import GameState, IdError, MatchId, Xgid
 from rules.judge import Judgment, Reason, ReasonCode, judge
 from rules.moves import LegalPlays, Play, Step, format_steps, legal_plays
 from rules.notation import IllegalPlayError, NotationError, parse_play
@@ -15,9 +16,12 @@ __all__ = [
     "OFF",
     "Dice",
     "DiceError",
+    "GameState",
+    "IdError",
     "IllegalPlayError",
     "Judgment",
     "LegalPlays",
+    "MatchId",
     "NotationError",
     "Play",
     "Position",
@@ -26,6 +30,7 @@ __all__ = [
     "ReasonCode",
     "Side",
     "Step",
+    "Xgid",
     "format_steps",
     "from_absolute",
     "judge",

@@ -1,16 +1,92 @@
-"""``bgref demo``: not built yet."""
+"""``bgref demo``: a rules demo — a seeded random game played with legal plays, with a few
+deliberately illegal plays judged on the way and printed readably.
+"""
 
 from __future__ import annotations
 
 import argparse
-import sys
+import random
+
+from rules.dice import Dice
+from rules.judge import judge
+from rules.moves import Play, legal_plays
+from rules.position import OFF, Position, Side
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("demo", help="(not built yet)")
+    p = sub.add_parser("demo", help="play a seeded demo game and judge some deliberately illegal plays")
+    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--plies", type=int, default=0, help="stop after this many plays (default: to the end)")
+    p.add_argument("--illegal-every", type=int, default=7, help="try an illegal play every N plays (0 = never)")
+    p.add_argument("--board", action="store_true", help="print a small board diagram after every play")
     p.set_defaults(func=_run)
 
 
+def _cheat(before: Position, play: Play, rng: random.Random) -> tuple[str, Position] | None:
+    """A plausible wrong play next to ``play``: one die left out, or one checker a pip too far."""
+    if not play.steps:
+        return None
+    mover = before.turn
+    counts = list(play.after.counts(mover))
+    if len(play.steps) >= 2 and rng.random() < 0.5:
+        last = play.steps[-1]
+        counts[last.end] -= 1
+        counts[last.start] += 1
+        opp = play.after.counts(mover.opponent)
+        if last.hit:  # the hit of the step left out does not happen either
+            o = list(opp)
+            o[25] -= 1
+            o[25 - last.end] += 1
+            opp = tuple(o)
+        what = "leaves one die unplayed"
+        after = play.after.replace(mover, tuple(counts)).replace(mover.opponent, opp)
+        return what, after
+    step = play.steps[0]
+    if step.end <= 1:
+        return None
+    counts[step.end] -= 1
+    counts[step.end - 1] += 1
+    after = play.after.replace(mover, tuple(counts))
+    return f"moves a checker one pip further than {step.start}/{step.end}", after
+
+
 def _run(args: argparse.Namespace) -> int:
-    print("bgref demo: not built yet", file=sys.stderr)
-    return 2
+    rng = random.Random(args.seed)
+    pos = Position.initial(Side.WHITE if rng.random() < 0.5 else Side.BLACK)
+    print(f"bgref rules demo (seed {args.seed}): a game of random legal plays")
+    print(pos.diagram())
+    ply = 0
+    caught = 0
+    while pos.winner() is None and (not args.plies or ply < args.plies):
+        ply += 1
+        dice = Dice(rng.randint(1, 6), rng.randint(1, 6))
+        plays = legal_plays(pos, dice)
+        play = list(plays)[rng.randrange(len(plays))]
+        who = pos.turn.name.lower()
+        if args.illegal_every and ply % args.illegal_every == 0:
+            cheat = _cheat(pos, play, rng)
+            if cheat is not None:
+                what, wrong = cheat
+                verdict = judge(pos, dice, wrong, plays=plays)
+                print(f"{ply:3d}. {who:5s} {dice}: ATTEMPT that {what}")
+                for line in verdict.summary().splitlines():
+                    print("       " + line)
+                caught += not verdict.legal
+        check = judge(pos, dice, play.after, plays=plays)
+        assert check.legal
+        print(f"{ply:3d}. {who:5s} {dice}: {play.notation() or '(cannot move)':<24} -> {play.after.gnubg_id()}")
+        pos = play.after
+        if args.board:
+            print(pos.diagram())
+    winner = pos.winner()
+    if winner is not None:
+        loser = winner.opponent
+        kind = "single"
+        if pos.counts(loser)[OFF] == 0:
+            home = range(19, 26)
+            kind = "backgammon" if any(pos.counts(loser)[p] for p in home) else "gammon"
+        print(f"{winner.name.lower()} wins ({kind}) after {ply} plays; {caught} illegal attempt(s) caught")
+    else:
+        print(f"stopped after {ply} plays; {caught} illegal attempt(s) caught")
+    print(pos.diagram())
+    return 0

@@ -744,7 +744,7 @@ class BoardMachine:
 
     # ------------------------------------------------------------------ resignation and results
     def _resign(self, event: ResignationOffered | ResignationAccepted | ResignationRejected) -> Verdict:
-        if self.phase in (Phase.SETUP, Phase.OPENING, Phase.GAME_OVER):
+        if self.phase in (Phase.SETUP, Phase.GAME_OVER) or self._game is None:
             return self._check(event, "no game in progress to resign")
         assert self._game is not None
         if isinstance(event, ResignationOffered):
@@ -787,9 +787,12 @@ class BoardMachine:
         if self.phase is not Phase.GAME_OVER or self._game is None or self._game.result is None:
             return self._check(event, "a result was announced but the game is not over on the board")
         r = self._game.result
-        # a match's last game may be written with only the points needed to win it
-        needed = self.match.length - self._game.score[r.winner] if self.match.length > 0 else r.points
-        winner_ok = r.winner is event.winner and event.points in (r.points, min(r.points, needed))
+        # a match's last game may be written with only the points needed to win it, or
+        # capped at the match length (as BackgammonGalaxy writes it)
+        ok_points = {r.points}
+        if self.match.over:
+            ok_points |= {min(r.points, self.match.length - self._game.score[r.winner]), min(r.points, self.match.length)}
+        winner_ok = r.winner is event.winner and event.points in ok_points
         match_ok = event.match_over == self.match.over
         if winner_ok and match_ok:
             if self.match.over:

@@ -37,8 +37,8 @@ from rules.laws.events import (
 from rules.laws.machine import BoardMachine, Phase, cached_legal_plays
 from rules.laws.scoring import MatchScore, crawford_games
 from rules.laws.verdicts import Infraction, Verdict, VerdictKind
-from rules.notation import parse_play
-from rules.position import Position
+from rules.notation import parse_play, parse_tokens
+from rules.position import BAR, Position
 from rules.record import Double, Drop, GameRecord, MatchRecord, Move, Resign, Take
 
 
@@ -79,12 +79,14 @@ def game_events(game: GameRecord, *, rules: RuleSet, match_over_after: bool = Fa
                 yield DiceThrown.flat(action.player, dice.high, dice.low)
             try:
                 plays = cached_legal_plays(position, dice, hf)
-                play = parse_play(action.play, position, dice, highest_first_in_bearoff=hf, plays=plays)
+                after = _fast_after(action.play, position)
+                if after is None or after not in plays:
+                    after = parse_play(action.play, position, dice, highest_first_in_bearoff=hf, plays=plays).after
             except ValueError as exc:
                 raise RecordProblem(f"game {game.number}: {action.play!r} with {dice}: {exc}", line) from exc
-            if not play.is_empty:
-                yield PositionObserved(play.after)
-            position = play.after
+            if _board(after) != _board(position):
+                yield PositionObserved(after)
+            position = after.with_turn(action.player.opponent)
             yield DiceLifted(action.player)
         elif isinstance(action, Double):
             first = False
@@ -108,6 +110,33 @@ def game_events(game: GameRecord, *, rules: RuleSet, match_over_after: bool = Fa
             raise RecordProblem(f"game {game.number}: unknown action {action!r}", line)
     if game.result is not None:
         yield ResultClaimed(game.result.winner, game.result.points, match_over_after)
+
+
+def _board(p: Position) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    return (p.white, p.black)
+
+
+def _fast_after(text: str, position: Position) -> Position | None:
+    """The board that canonical notation (every hit marked) describes, without a search.
+
+    None when the text cannot be so read; the caller then falls back to the full parser.
+    """
+    try:
+        tokens = parse_tokens(text)
+    except ValueError:
+        return None
+    mover = position.turn
+    me = list(position.counts(mover))
+    opp = list(position.counts(mover.opponent))
+    for tok in tokens:
+        me[tok.start] -= tok.count
+        me[tok.end] += tok.count
+        for hit in tok.marked:
+            opp[25 - hit] -= 1
+            opp[BAR] += 1
+    if min(me) < 0 or min(opp) < 0:
+        return None
+    return position.replace(mover, tuple(me)).replace(mover.opponent, tuple(opp)).with_turn(mover.opponent)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from rules.laws.codes import Scoring, builtin
@@ -49,7 +51,7 @@ def test_points_by_games_jacoby_men_combined() -> None:
     gam = Position.from_points({}, {1: 10, 6: 5}, turn=B)
     assert game_points(gam, W, Cube(), modern) == (ResultKind.GAMMON, 2)
     assert game_points(gam, W, Cube(4, B), modern) == (ResultKind.GAMMON, 8)
-    jac = builtin("javea-u3a").__class__(**{**{f: getattr(modern, f) for f in modern.__dataclass_fields__}, "jacoby": True})
+    jac = dataclasses.replace(modern, jacoby=True)
     assert game_points(gam, W, Cube(), jac) == (ResultKind.SINGLE, 1)  # money, centred cube
     assert game_points(gam, W, Cube(2, B), jac) == (ResultKind.GAMMON, 4)  # cube turned
     assert game_points(gam, W, Cube(), jac, match_length=5) == (ResultKind.GAMMON, 2)  # no Jacoby in matches

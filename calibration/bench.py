@@ -14,6 +14,7 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +23,7 @@ from calibration.pipeline import calibrate_frame
 from rules.position import Position
 
 
-def _one(seed: int, width: int, height: int, tilt_max: float) -> dict[str, object]:
+def _one(seed: int, width: int, height: int, tilt_max: float) -> dict[str, Any]:
     from vision.sim.config import SimConfig
     from vision.sim.render import render
     from vision.sim.scene import random_scene
@@ -33,7 +34,7 @@ def _one(seed: int, width: int, height: int, tilt_max: float) -> dict[str, objec
     lay = scene.layout
     o = lay.outline()
     truth = scene.camera.project([(x, y, lay.spec.rail_height_mm) for x, y in o.corners()])
-    rec: dict[str, object] = {"seed": seed, "board": lay.spec.name, "tilt": None}
+    rec: dict[str, Any] = {"seed": seed, "board": lay.spec.name, "tilt": None}
     t0 = time.perf_counter()
     try:
         res = calibrate_frame(img, lay.spec)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import signal
 import subprocess
@@ -55,10 +56,8 @@ def test_sigkill_at_random_moments_then_resume_loses_and_duplicates_nothing(tmp_
         if kills < KILLS:
             # wait until this run has made progress, then kill it a random moment later
             while proc.poll() is None and (not journal.exists() or journal.stat().st_size <= size0 + 400):
-                try:
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=0.005)
-                except subprocess.TimeoutExpired:
-                    pass
             try:
                 proc.wait(timeout=rng.uniform(0.0, 0.15))
             except subprocess.TimeoutExpired:
@@ -66,7 +65,7 @@ def test_sigkill_at_random_moments_then_resume_loses_and_duplicates_nothing(tmp_
                 proc.communicate()
                 kills += 1
                 continue
-        out, err = proc.communicate(timeout=120)
+        _out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err.decode()
         records = read_journal(journal).records
         resumed += sum(r.kind == "resume" for r in records)

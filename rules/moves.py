@@ -125,6 +125,32 @@ def format_steps(steps: tuple[Step, ...] | list[Step]) -> str:
     return " ".join(out)
 
 
+_STEPS: dict[_RawStep, Step] = {}
+_setattr = object.__setattr__
+
+
+def _step(raw: _RawStep) -> Step:
+    step = Step(*raw)
+    _STEPS[raw] = step
+    return step
+
+
+def _position(white: tuple[int, ...], black: tuple[int, ...], turn: Side) -> Position:
+    """Build a Position whose counts are known to be well-formed (26 each), skipping checks."""
+    pos = object.__new__(Position)
+    _setattr(pos, "white", white)
+    _setattr(pos, "black", black)
+    _setattr(pos, "turn", turn)
+    return pos
+
+
+def _new_play(steps: tuple[Step, ...], after: Position) -> Play:
+    play = object.__new__(Play)
+    _setattr(play, "steps", steps)
+    _setattr(play, "after", after)
+    return play
+
+
 class LegalPlays:
     """All legal plays of one roll in one position, distinct by the position reached.
 
@@ -154,11 +180,13 @@ class LegalPlays:
         if play is None:
             me = key[:26]
             opp = key[:25:-1]
-            after = Position(me, opp, self._mover.opponent) if self._mover is Side.WHITE else Position(
-                opp, me, self._mover.opponent
-            )
-            steps = tuple(Step(a, b, d, h) for a, b, d, h in self._raw[key])
-            play = Play(steps, after)
+            if self._mover is Side.WHITE:
+                after = _position(me, opp, Side.BLACK)
+            else:
+                after = _position(opp, me, Side.WHITE)
+            cache = _STEPS
+            steps = tuple(cache.get(raw) or _step(raw) for raw in self._raw[key])
+            play = _new_play(steps, after)
             self._plays[key] = play
         return play
 

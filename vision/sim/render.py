@@ -12,9 +12,10 @@ defocus, noise and JPEG.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -211,6 +212,7 @@ class _Shader:
     camera: CameraModel
     lighting: Lighting
     light_map: F32
+    gains: tuple[float, float, float] = (1.0, 1.0, 1.0)
     L: F64 = field(init=False)
     C: F64 = field(init=False)
     tint: F64 = field(init=False)
@@ -218,7 +220,7 @@ class _Shader:
     def __post_init__(self) -> None:
         self.L = np.asarray(self.lighting.direction, float)
         self.C = self.camera.center
-        self.tint = np.asarray(self.lighting.tint, float)
+        self.tint = np.asarray(self.lighting.tint, float) * np.asarray(self.gains, float)
 
     def local_light(self, p_img: F64) -> float:
         h, w = self.light_map.shape
@@ -378,37 +380,66 @@ def _face_texture_frame(n: F64) -> tuple[F64, F64]:
     return right, -up
 
 
+@functools.lru_cache(maxsize=64)
+def _box_mesh(size: float, bevel: float, axes_key: str) -> tuple[F64, F64, F64, tuple[int, ...], tuple[F64, ...]]:
+    """Flattened chamfered-cube mesh: all vertices (P*4 x 3, triangles padded), normals, face
+    values (0 for bevels), and per face the texture quad in local coordinates."""
+    polys, corners = _chamfer_cube(size, bevel)
+    axes = DIE_AXES if axes_key == "die" else CUBE_AXES
+    verts = np.zeros((len(polys), 4, 3))
+    normals = np.zeros((len(polys), 3))
+    values: list[int] = []
+    quads: list[F64] = []
+    cc = size / 2 - bevel
+    for i, (v, n, is_face) in enumerate(polys):
+        verts[i, : len(v)] = v
+        if len(v) == 3:
+            verts[i, 3] = v[2]
+        normals[i] = n
+        if is_face:
+            value = _face_value(axes, n)
+            right, down = _face_texture_frame(n)
+            face_c = n * size / 2
+            quads.append(np.array([face_c + (-right - down) * cc, face_c + (right - down) * cc,
+                                   face_c + (right + down) * cc, face_c + (-right + down) * cc]))
+        else:
+            value = 0
+            quads.append(np.zeros((4, 3)))
+        values.append(value)
+    return verts, normals, corners, tuple(values), tuple(quads)
+
+
 def draw_box(
     img: U8, sh: _Shader, center: F64, rot: F64, size: float, body: BGR, tex: Callable[[int], U8],
-    axes: dict[int, tuple[float, float, float]], gloss: float, bevel: float,
+    axes_key: str, gloss: float, bevel: float,
 ) -> F64:
     """A chamfered cube with textured faces; returns the 8 projected corners (8 x 2)."""
-    polys, corners = _chamfer_cube(size, bevel)
-    local = sh.local_light(sh.camera.project(center[None, :])[0])
+    verts, normals, corners, values, quads = _box_mesh(round(size, 3), round(bevel, 3), axes_key)
+    n_p = len(values)
+    wv = verts.reshape(-1, 3) @ rot.T + center
+    wn = normals @ rot.T
+    mids = wv.reshape(n_p, 4, 3).mean(axis=1)
+    vis = sh.facing(wn, mids)
+    idx = np.nonzero(vis)[0]
+    face_idx = [i for i in idx if values[i]]
+    quad_w = np.concatenate([quads[i] for i in face_idx]) @ rot.T + center if face_idx else np.zeros((0, 3))
     world_c = corners @ rot.T + center
-    for verts, n, is_face in polys:
-        wv = verts @ rot.T + center
-        wn = rot @ n
-        mid = wv.mean(axis=0)
-        if not sh.facing(wn[None, :], mid[None, :])[0]:
+    allp = sh.camera.project(np.concatenate([wv.reshape(n_p, 4, 3)[idx].reshape(-1, 3), quad_w, world_c,
+                                             center[None, :]]))
+    k = len(idx) * 4
+    pimg = allp[:k].reshape(-1, 4, 2)
+    qimg = allp[k:k + 4 * len(face_idx)].reshape(-1, 4, 2)
+    local = sh.local_light(allp[-1])
+    colors = sh.colors(body, wn[idx], mids[idx], gloss, 35.0, local)
+    fq = 0
+    bodyf = np.maximum(np.asarray(body, float), 1.0)
+    for j, i in enumerate(idx):
+        if not values[i]:
+            _fill(img, pimg[j], colors[j])
             continue
-        color = sh.colors(body, wn[None, :], mid[None, :], gloss, 35.0, local)[0]
-        pimg = sh.camera.project(wv)
-        if not is_face:
-            _fill(img, pimg, color)
-            continue
-        value = _face_value(axes, n)
-        t = tex(value)
-        right, down = _face_texture_frame(n)
-        # texture corners in local coordinates, matching the face's inset square
-        cc = size / 2 - bevel
-        face_c = n * size / 2
-        quad = np.array([face_c + (-right - down) * cc, face_c + (right - down) * cc,
-                         face_c + (right + down) * cc, face_c + (-right + down) * cc])
-        q_img = sh.camera.project(quad @ rot.T + center).astype(np.float32)
-        lit = color / np.maximum(np.asarray(body, float), 1.0)
-        _warp_into(img, t, q_img, lit)
-    return sh.camera.project(world_c)
+        _warp_into(img, tex(values[i]), qimg[fq].astype(np.float32), colors[j] / bodyf)
+        fq += 1
+    return np.asarray(allp[k + 4 * len(face_idx):-1], float)
 
 
 def _warp_into(img: U8, tex: U8, quad: npt.NDArray[np.float32], gain: F64) -> None:
@@ -432,12 +463,12 @@ def _warp_into(img: U8, tex: U8, quad: npt.NDArray[np.float32], gain: F64) -> No
 def draw_die(img: U8, sh: _Shader, d: DiePose) -> F64:
     style = d.style
     return draw_box(img, sh, np.asarray(d.center, float), mat(d.rot), d.size, style.body,
-                    lambda v: die_face(v, style.body, style.pip), DIE_AXES, 0.55, 0.14 * d.size)
+                    lambda v: die_face(v, style.body, style.pip), "die", 0.55, 0.14 * d.size)
 
 
 def draw_cube(img: U8, sh: _Shader, c: CubePose) -> F64:
     return draw_box(img, sh, np.asarray(c.center, float), mat(c.rot), c.size, (215, 235, 242),
-                    lambda v: cube_face(v), CUBE_AXES, 0.3, 0.07 * c.size)
+                    lambda v: cube_face(v), "cube", 0.3, 0.07 * c.size)
 
 
 def _tube(path: F64, widths: F64) -> tuple[F64, F64]:
@@ -559,41 +590,67 @@ def _surface_z_of(layout: BoardLayout, x: float, y: float) -> float:
     return layout.surface_z(x, y)
 
 
-def draw_shadows(img: U8, cam: CameraModel, lighting: Lighting, layout: BoardLayout,
-                 solids: list[F64], flats: list[F64], hands: list[list[F64]]) -> None:
-    """Darken the board under ``solids`` (convex point clouds), with contact shadows under ``flats``."""
-    if not solids and not hands:
-        return
+def _shadow_polys(cam: CameraModel, lighting: Lighting, layout: BoardLayout, solids: list[F64],
+                  hands: list[list[F64]]) -> list[tuple[F64, int, bool]]:
+    """Image polygons of cast shadows: (points, darkness 0..255, convex)."""
     L = np.asarray(lighting.direction, float)
-    H, W = img.shape[:2]
-    mask = np.zeros((H, W), np.uint8)
+    out: list[tuple[F64, int, bool]] = []
     for pts in solids:
         zs = _surface_z_of(layout, float(pts[:, 0].mean()), float(pts[:, 1].mean()))
         sp = cam.project(_shadow_points(pts, L, zs))
-        hull = cv2.convexHull(sp.astype(np.float32)).reshape(-1, 2).astype(float)
-        _fill(mask, hull, (255,))
+        out.append((cv2.convexHull(sp.astype(np.float32)).reshape(-1, 2).astype(float), 255, True))
     for outlines in hands:
         for pts in outlines:
-            sp = cam.project(_shadow_points(pts, L, 0.0))
-            _fill_poly(mask, sp, (200,))
-    k = max(0.8, lighting.shadow_blur_px)
-    ys, xs = np.nonzero(mask[:: 4, :: 4])
-    if len(xs) == 0:
+            out.append((cam.project(_shadow_points(pts, L, 0.0)), 200, False))
+    return out
+
+
+def _darken(img: U8, lighting: Lighting, box: tuple[int, int, int, int], polys: list[tuple[F64, int, bool]],
+            flats: list[F64], cam: CameraModel) -> None:
+    x0, y0, x1, y1 = box
+    H, W = img.shape[:2]
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(W, x1), min(H, y1)
+    if x1 - x0 < 2 or y1 - y0 < 2:
         return
-    pad = int(4 * k) + 8
-    x0, x1 = max(0, xs.min() * 4 - pad), min(W, xs.max() * 4 + pad + 4)
-    y0, y1 = max(0, ys.min() * 4 - pad), min(H, ys.max() * 4 + pad + 4)
-    m = cv2.GaussianBlur(mask[y0:y1, x0:x1], (0, 0), k)
-    occl = np.zeros_like(m)
-    for pts in flats:  # contact shadow: a dark rim right at the base
-        p = cam.project(pts) - np.array([x0, y0])
-        _fill(occl, cv2.convexHull(p.astype(np.float32)).reshape(-1, 2).astype(float), (255,))
-    if flats:
-        occl = cv2.GaussianBlur(occl, (0, 0), max(1.0, k * 0.6))
+    k = max(0.8, lighting.shadow_blur_px)
+    off = np.array([x0, y0], float)
+    m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    for pts, val, convex in polys:
+        (_fill if convex else _fill_poly)(m, pts - off, (float(val),))
+    m = cv2.GaussianBlur(m, (0, 0), k)
     strength = lighting.shadow_strength * lighting.key / (lighting.key + lighting.ambient) * 1.6
-    f = 1.0 - np.clip(strength * m.astype(np.float32) / 255.0 + 0.25 * occl.astype(np.float32) / 255.0, 0, 0.85)
+    f = strength * m.astype(np.float32) / 255.0
+    if flats:
+        occl = np.zeros_like(m)
+        for pts in flats:  # contact shadow: a dark rim right at the base
+            p = cam.project(pts) - off
+            _fill(occl, cv2.convexHull(p.astype(np.float32)).reshape(-1, 2).astype(float), (255.0,))
+        occl = cv2.GaussianBlur(occl, (0, 0), max(1.0, k * 0.6))
+        f += 0.25 * occl.astype(np.float32) / 255.0
+    f = 1.0 - np.clip(f, 0, 0.85)
     roi = img[y0:y1, x0:x1]
     roi[:] = (roi.astype(np.float32) * f[..., None]).astype(np.uint8)
+
+
+def draw_shadows(img: U8, cam: CameraModel, lighting: Lighting, layout: BoardLayout,
+                 solids: list[F64], flats: list[F64], hands: list[list[F64]], *, per_object: bool = False) -> None:
+    """Darken the board under ``solids`` (convex point clouds) and hands, with contact shadows
+    under ``flats``.  ``per_object`` blurs each shadow in its own small window (few, small objects)."""
+    polys = _shadow_polys(cam, lighting, layout, solids, hands)
+    if not polys:
+        return
+    pad = int(4 * max(0.8, lighting.shadow_blur_px)) + 6
+
+    def box_of(pts: F64) -> tuple[int, int, int, int]:
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        return (int(lo[0]) - pad, int(lo[1]) - pad, int(hi[0]) + pad + 1, int(hi[1]) + pad + 1)
+
+    if per_object:
+        for poly in polys:
+            _darken(img, lighting, box_of(poly[0]), [poly], [], cam)
+        return
+    allp = np.concatenate([p for p, _, _ in polys])
+    _darken(img, lighting, box_of(allp), polys, flats, cam)
 
 
 # ---------------------------------------------------------------------- the frame
@@ -623,10 +680,14 @@ def checker_layer(scene: Scene, base: U8 | None = None) -> U8:
     return img
 
 
-def render_pieces(scene: Scene, img: U8, *, with_hand_mask: bool = True) -> RenderInfo:
-    """Draw dice, cube, cup, held checkers and hands (with shadows) onto ``img`` (the checker layer)."""
+def render_pieces(scene: Scene, img: U8, *, with_hand_mask: bool = True,
+                  gains: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> RenderInfo:
+    """Draw dice, cube, cup, held checkers and hands (with shadows) onto ``img`` (the checker layer).
+
+    ``gains``: exposure/white-balance gains already applied to ``img``, so the pieces match.
+    """
     st = static_board(scene.layout, scene.scheme, scene.camera, scene.lighting, scene.seed)
-    sh = _Shader(scene.camera, scene.lighting, st.light)
+    sh = _Shader(scene.camera, scene.lighting, st.light, gains)
     spec = scene.layout.spec
     r, h = spec.checker_diameter_mm / 2, spec.checker_height_mm
     held = [c for c in scene.checkers if c.region == "hand"]
@@ -636,7 +697,7 @@ def render_pieces(scene: Scene, img: U8, *, with_hand_mask: bool = True) -> Rend
     if scene.cup is not None:
         cup = scene.cup
         solids.append(_box_corners(cup.center, mat(cup.rot), cup.radius * 2) * 1.0)
-    draw_shadows(img, scene.camera, scene.lighting, scene.layout, solids, [], [])
+    draw_shadows(img, scene.camera, scene.lighting, scene.layout, solids, [], [], per_object=True)
     items: list[tuple[float, Callable[[], object]]] = []
     die_corners: list[F64] = []
     def die_drawer(d: DiePose) -> Callable[[], object]:
@@ -695,29 +756,37 @@ class Sensor:
             self._bank = {key: bank}
         return bank[int(self.rng.integers(len(bank)))]
 
-    def apply(self, img: U8, post: PostFX) -> U8:
-        gains = np.asarray(post.wb, np.float32) * post.exposure
-        if not np.allclose(gains, 1.0):
-            x = np.arange(256, dtype=np.float32)
-            lut = np.stack([np.clip(x * g, 0, 255) for g in gains], axis=1).astype(np.uint8).reshape(256, 1, 3)
-            img = cv2.LUT(img, lut)
-        if post.defocus_sigma > 0.15:
+    def apply(self, img: U8, post: PostFX, *, jpeg: bool = True) -> U8:
+        """The sensor and encoder; ``jpeg=False`` when a video codec compresses the frame anyway."""
+        gains = [float(g) * post.exposure for g in post.wb]
+        if any(abs(g - 1.0) > 1e-3 for g in gains):
+            img = np.asarray(cv2.multiply(img, (gains[0], gains[1], gains[2], 0.0)), np.uint8)  # type: ignore[call-overload]
+        if post.defocus_sigma > 0.3:
             img = cv2.GaussianBlur(img, (0, 0), post.defocus_sigma)
         if post.noise_sigma > 0.2:
             pos, neg = self._noise(img.shape[0], img.shape[1], post.noise_sigma)
             img = cv2.subtract(cv2.add(img, pos), neg)
-        if post.jpeg_quality < 100:
+        if jpeg and post.jpeg_quality < 100:
             ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(post.jpeg_quality)])
             if ok:
                 img = np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8)
         return np.asarray(img, np.uint8)
 
 
-def render(scene: Scene, *, sensor: Sensor | None = None) -> tuple[U8, RenderInfo]:
+def apply_gains(img: U8, post: PostFX) -> tuple[U8, tuple[float, float, float]]:
+    """Exposure and white balance as per-channel gains (a new image); returns the gains used."""
+    g = (post.wb[0] * post.exposure, post.wb[1] * post.exposure, post.wb[2] * post.exposure)
+    if all(abs(v - 1.0) < 1e-3 for v in g):
+        return img.copy(), (1.0, 1.0, 1.0)
+    return np.asarray(cv2.multiply(img, (g[0], g[1], g[2], 0.0)), np.uint8), g  # type: ignore[call-overload]
+
+
+def render(scene: Scene, *, sensor: Sensor | None = None, jpeg: bool = True) -> tuple[U8, RenderInfo]:
     """Render a still scene: the camera frame (BGR uint8) and what the truth needs."""
-    img = checker_layer(scene)
-    info = render_pieces(scene, img)
-    out = (sensor or Sensor(scene.seed)).apply(img, scene.post)
+    layer = checker_layer(scene)
+    img, gains = apply_gains(layer, scene.post)
+    info = render_pieces(scene, img, gains=gains)
+    out = (sensor or Sensor(scene.seed)).apply(img, replace(scene.post, exposure=1.0, wb=(1.0, 1.0, 1.0)), jpeg=jpeg)
     return out, info
 
 

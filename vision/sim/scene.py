@@ -333,6 +333,7 @@ def place_dice(
     checkers: tuple[CheckerPose, ...] = (),
     cocked: str | None = None,
     owner: Side | None = None,
+    others: tuple[DiePose, ...] = (),
 ) -> tuple[DiePose, ...]:
     """Dice lying flat in ``area`` (a table), or the last one cocked.
 
@@ -340,7 +341,7 @@ def place_dice(
     (resting on top of the other die).
     """
     out: list[DiePose] = []
-    avoid: list[tuple[float, float, float]] = []
+    avoid: list[tuple[float, float, float]] = [(d.center[0], d.center[1], d.size) for d in others]
     for i, v in enumerate(values):
         last = i == len(values) - 1
         mode = cocked if last else None

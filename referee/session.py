@@ -144,16 +144,20 @@ class Session:
         rules = resolve(info.laws)
         machine = BoardMachine(rules, match_length=info.match_length, players=info.players)
         state = TrackerState()
+        infractions = 0
         for rec in contents.of_kind("observation"):
             for item in rec.data["events"]:
                 v = machine.feed(decode_event(item["event"]))
+                infractions += v.kind is VerdictKind.INFRACTION
+                if len(machine.verdicts) > 2000:
+                    del machine.verdicts[:-200]
                 if v.kind.value != item["verdict"]["kind"]:
                     raise JournalError(f"{journal_path}: record {rec.n}: the laws now judge {v.summary()!r}, "
                                        f"the journal says {item['verdict']['kind']!r} (laws changed since?)")
             state = TrackerState.from_json(rec.data["tracker"])
         journal = Journal.open(journal_path, resume=True)
         s = cls(info, rules, machine, Tracker(tracker_config, state), journal, device=device, evidence=evidence)
-        s.stats.infractions = len(machine.infractions)
+        s.stats.infractions = infractions
         journal.append("resume", {"after_seq": state.seq, "torn_tail": contents.torn_tail,
                                   "snapshot": s.snapshot()})
         return s
@@ -199,6 +203,8 @@ class Session:
             items.append({"event": encode_event(e.event), "verdict": encode_verdict(v), "points": list(e.points),
                           "unsure": e.unsure, "note": e.note})
         self._sync_tracker()
+        if len(self.machine.verdicts) > 2000:  # the journal keeps every verdict: memory stays flat
+            del self.machine.verdicts[:-200]
         self._write("observation", {"seq": obs.seq, "t": obs.t, "events": items,
                                     "tracker": self.tracker.state.to_json(), "snapshot": self.snapshot()})
         for j in out:
@@ -243,7 +249,7 @@ class Session:
             sig = check_signal(j.emitted.points, home_on_right=self.info.home_on_right)
         if v.kind is VerdictKind.INFRACTION:
             self.stats.infractions += 1
-            self.infractions.append(j)
+            self.infractions = [*self.infractions[-49:], j]
         elif v.kind is VerdictKind.CHECK:
             self.stats.checks += 1
         if self.device is not None:

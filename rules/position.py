@@ -299,6 +299,24 @@ class Position:
             return cls(on_roll, not_on_roll, turn)
         return cls(not_on_roll, on_roll, turn)
 
+    # ------------------------------------------------------------------ XGID
+    def xgid(self) -> str:
+        """The XGID of this position (cube centred at 1, no dice, money); see :class:`rules.ids.Xgid`.
+
+        >>> Position.initial().xgid()
+        'XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10'
+        """
+        from rules.ids import Xgid
+
+        return Xgid(self).text()
+
+    @classmethod
+    def from_xgid(cls, text: str) -> Position:
+        """The position (side on roll included) of an XGID; the other fields via :class:`rules.ids.Xgid`."""
+        from rules.ids import Xgid
+
+        return Xgid.parse(text).position
+
     # ------------------------------------------------------------------ text
     def text(self) -> str:
         """A plain, readable one-line form: ``W:24x2,13x5,8x3,6x5 B:... turn=W``.

@@ -203,7 +203,9 @@ class SimSource(CameraSource):
         return Frame(img, t, seq)
 
     def close(self) -> None:
-        self.frames.close()
+        stop = getattr(self.frames, "close", None)
+        if stop is not None:
+            stop()
 
 
 def _parse_sim(spec: str) -> SimSource:

@@ -362,9 +362,10 @@ class BoardLayout:
         ym = (b.y0 + b.y1) / 2
         own = self.seating.side_of(side)
         direction = 1.0 if own is LongSide.NEAR else -1.0
-        cap = max(1, int((b.y1 - ym - 10) // s.checker_diameter_mm))
+        cap = max(1, int((b.y1 - ym - s.cube_size_mm / 2 - 5) // s.checker_diameter_mm))
         layer, k = divmod(n, cap)
-        y = ym + direction * (s.checker_diameter_mm * 0.5 + 8 + k * s.checker_diameter_mm)
+        # clear of a centred cube on the bar
+        y = ym + direction * (s.cube_size_mm / 2 + 5 + s.checker_diameter_mm * 0.5 + k * s.checker_diameter_mm)
         return ((b.x0 + b.x1) / 2, y, self.surface_z(0.5 * (b.x0 + b.x1), y) + layer * s.checker_height_mm)
 
     def surface_z(self, x: float, y: float) -> float:

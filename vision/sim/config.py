@@ -44,10 +44,11 @@ class SimConfig:
     schemes: tuple[str, ...] = ()  # empty = all colour schemes
     # camera
     tilt_deg: Range = field(default_factory=lambda: Range(0.0, 45.0))
-    azimuth_deg: Range = field(default_factory=lambda: Range(0.0, 360.0))
+    azimuth_sides: tuple[float, ...] = (0.0, 0.0, 90.0, 180.0, 270.0)  # camera beside a side (0 = NEAR)
+    azimuth_deg: Range = field(default_factory=lambda: Range(-15.0, 15.0))  # turned off that side
     roll_deg: Range = field(default_factory=lambda: Range(-8.0, 8.0))
     hfov_deg: Range = field(default_factory=lambda: Range(48.0, 78.0))
-    fill: Range = field(default_factory=lambda: Range(0.72, 0.94))
+    fill: Range = field(default_factory=lambda: Range(0.80, 0.96))
     target_jitter_mm: Range = field(default_factory=lambda: Range(0.0, 30.0))
     k1: Range = field(default_factory=lambda: Range(-0.22, 0.04))
     k2: Range = field(default_factory=lambda: Range(-0.02, 0.06))

@@ -496,10 +496,13 @@ def hand_geometry(h: HandPose) -> list[tuple[F64, str]]:
     s = np.linspace(0, 1, n)[:, None]
     arm_path = e[None, :] * (1 - s) + wrist[None, :] * s
     arm_w = np.linspace(0.85 * w, 0.62 * w, n)
-    left, right = _tube(arm_path, arm_w)
-    parts.append((np.concatenate([left, right[::-1]]), "skin"))
     cut = n // 2
-    parts.append((np.concatenate([left[:cut], right[:cut][::-1]]), "sleeve"))
+    for frac, kind in ((1.0, "skin_lo"), (0.7, "skin"), (0.35, "skin_hi")):
+        left, right = _tube(arm_path, arm_w * frac)
+        parts.append((np.concatenate([left, right[::-1]]), kind))
+    for frac, kind in ((1.04, "sleeve_lo"), (0.6, "sleeve")):
+        left, right = _tube(arm_path[:cut], arm_w[:cut] * frac)
+        parts.append((np.concatenate([left, right[::-1]]), kind))
     # palm: a rounded quadrilateral from the wrist toward the fingers
     side = np.cross(u, np.array([0.0, 0.0, 1.0]))
     knuckle = wrist + u * palm_len * 0.85
@@ -507,7 +510,7 @@ def hand_geometry(h: HandPose) -> list[tuple[F64, str]]:
     palm = [wrist + side * 0.33 * w, wrist + side * 0.42 * w + u * 0.3 * w, knuckle + side * 0.45 * w,
             knuckle + u * 0.12 * w, knuckle - side * 0.45 * w, wrist - side * 0.40 * w + u * 0.3 * w,
             wrist - side * 0.33 * w]
-    parts.append((np.array(palm), "skin"))
+    parts.append((np.array(palm), "palm"))
     # fingers curling down toward the tip, thumb from the side
     for k, off in enumerate((-0.3, -0.1, 0.1, 0.3)):
         base = knuckle + side * off * w
@@ -515,6 +518,8 @@ def hand_geometry(h: HandPose) -> list[tuple[F64, str]]:
         path = np.stack([base, base * 0.5 + tip * 0.5 + np.array([0, 0, 0.08 * w]), tip])
         lf, rf = _tube(path, np.array([0.19, 0.18, 0.16]) * w)
         parts.append((np.concatenate([lf, rf[::-1]]), "finger"))
+        lf, rf = _tube(path[:2], np.array([0.08, 0.07]) * w)
+        parts.append((np.concatenate([lf, rf[::-1]]), "skin_hi"))
     thumb_base = wrist + side * 0.35 * w + u * 0.25 * w
     thumb_tip = t + side * 0.2 * w - u * 0.1 * w
     path = np.stack([thumb_base, (thumb_base + thumb_tip) / 2 + side * 0.15 * w, thumb_tip])
@@ -526,20 +531,18 @@ def hand_geometry(h: HandPose) -> list[tuple[F64, str]]:
 def draw_hand(img: U8, sh: _Shader, h: HandPose, mask: U8 | None) -> None:
     local = sh.local_light(sh.camera.project(np.asarray(h.tip, float)[None, :])[0])
     up = np.array([[0.0, 0.0, 1.0]])
+    gain = {"skin_lo": 0.8, "skin": 0.95, "skin_hi": 1.06, "finger": 0.9, "sleeve_lo": 0.78, "sleeve": 0.95, "palm": 0.92}
     for outline, kind in hand_geometry(h):
-        base = h.sleeve if kind == "sleeve" else h.skin
-        col = sh.colors(base, up, outline.mean(axis=0)[None, :], 0.1, 8.0, local)[0]
-        if kind == "finger":
-            col = col * 0.93
+        base = h.sleeve if kind.startswith("sleeve") else h.skin
+        col = sh.colors(base, up, outline.mean(axis=0)[None, :], 0.1, 8.0, local)[0] * gain[kind]
         p = sh.camera.project(outline)
-        _fill_poly(img, p, col)
-        # a lighter middle stripe for roundness
-        mid = outline.mean(axis=0)
-        inner = (outline - mid) * np.array([0.55, 0.55, 1.0]) + mid
-        if kind != "finger":
-            _fill_poly(img, sh.camera.project(inner), np.clip(col * 1.08, 0, 255))
+        _fill_poly(img, p, np.clip(col, 0, 255))
+        if kind in ("finger", "palm"):  # palm and fingers: a lighter middle for roundness
+            mid = outline.mean(axis=0)
+            inner = (outline - mid) * np.array([0.5, 0.5, 1.0]) + mid
+            _fill_poly(img, sh.camera.project(inner), np.clip(col * 1.07, 0, 255))
         if mask is not None:
-            _fill_poly(mask, p, (255,))
+            _fill_poly(mask, p, (255.0,))
 
 
 def draw_cup(img: U8, sh: _Shader, cup: CupPose) -> None:

@@ -445,7 +445,7 @@ def place_cube(
     if position == "middle":
         b = layout.bar_region()
         x, y = b.center
-        y += rng.gauss(0, 8)
+        y += rng.gauss(0, 2)
         z = s.rail_height_mm + size / 2
     elif position in ("white", "black"):
         side = Side.WHITE if position == "white" else Side.BLACK
@@ -519,7 +519,8 @@ def sample_lighting(layout: BoardLayout, cfg: SimConfig, rng: random.Random) -> 
 
 def sample_camera(layout: BoardLayout, cfg: SimConfig, rng: random.Random, width: int, height: int) -> CameraModel:
     return frame_camera(
-        layout, width, height, tilt_deg=cfg.tilt_deg.sample(rng), azimuth_deg=cfg.azimuth_deg.sample(rng),
+        layout, width, height, tilt_deg=cfg.tilt_deg.sample(rng),
+        azimuth_deg=rng.choice(cfg.azimuth_sides) + cfg.azimuth_deg.sample(rng),
         roll_deg=cfg.roll_deg.sample(rng), hfov_deg=cfg.hfov_deg.sample(rng), fill=cfg.fill.sample(rng),
         dist=(cfg.k1.sample(rng), cfg.k2.sample(rng), cfg.tangential.sample(rng), cfg.tangential.sample(rng), 0.0),
         target_jitter=(rng.gauss(0, cfg.target_jitter_mm.sample(rng)), rng.gauss(0, cfg.target_jitter_mm.sample(rng))),

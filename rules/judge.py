@@ -146,7 +146,7 @@ def _diagnose(before: Position, dice: Dice, after: Position, plays: LegalPlays) 
             reasons.append(Reason(ReasonCode.CHECKERS_VANISHED, f"{_name(side)} has a negative count"))
 
     # The opponent's checkers moved (other than hit checkers going to the bar).
-    opp_from = [p for p in range(1, 25) if oa[p] < ob[p]]
+    opp_from = [p for p in range(0, 25) if oa[p] < ob[p]]
     opp_to = [p for p in range(0, 25) if oa[p] > ob[p]]
     if opp_to and (opp_from or oa[BAR] < ob[BAR]):
         reasons.append(
@@ -218,6 +218,7 @@ def _explain(before: Position, dice: Dice, after: Position, plays: LegalPlays) -
     me = list(before.counts(mover))
     oppm = list(before.counts(opp_side)[::-1])
     obs_oppm = after.counts(opp_side)[::-1]
+    oppm0 = tuple(oppm)  # the opponent before the play (``oppm`` changes during the search)
     hi, lo = dice.high, dice.low
     orders: list[tuple[int, ...]]
     if dice.is_double:
@@ -268,9 +269,9 @@ def _explain(before: Position, dice: Dice, after: Position, plays: LegalPlays) -
                         "but not put on the bar",
                     )
                 )
-        expected_bar = oppm[0] + len(hit_points)
+        expected_bar = oppm0[0] + len(hit_points)
         if obs_oppm[0] > expected_bar:
-            lost = [p for p in range(1, 25) if obs_oppm[p] < oppm[p] and p not in hit_points]
+            lost = [p for p in range(1, 25) if obs_oppm[p] < oppm0[p] and p not in hit_points]
             where = ", ".join(_where(p) for p in lost) or "nowhere"
             out.append(
                 Reason(

@@ -8,14 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.dice import Dice
-from rules.judge import judge
+from rules.judge import ReasonCode, judge
 from rules.moves import legal_plays
 from rules.notation import parse_play
 from rules.position import BAR, OFF, Position, Side
 
 from .strategies import dice, positions
 
-SETTINGS = settings(max_examples=120, deadline=None)
+SETTINGS = settings(max_examples=int(__import__("os").environ.get("BGREF_EXAMPLES", "120")), deadline=None)
 
 
 @SETTINGS
@@ -88,10 +88,18 @@ def test_perturbed_plays_are_illegal_with_a_reason(pos: Position, roll: Dice, se
     j = judge(pos, roll, after, plays=plays)
     if after in plays:
         assert j.legal
-    else:
-        assert not j.legal and j.play is None
-        assert j.reasons, (pos, roll, after)
-        assert j.nearest and all(p in plays for p in j.nearest)
+        return
+    assert not j.legal and j.play is None
+    assert j.reasons, (pos, roll, after)
+    assert j.nearest and all(p in plays for p in j.nearest)
+    codes = set(j.codes)
+    if kind >= 0.8:
+        assert ReasonCode.CHECKERS_APPEARED in codes
+    elif kind >= 0.6:
+        assert ReasonCode.CHECKERS_VANISHED in codes
+    elif side is pos.turn.opponent:
+        # an opponent's checker moved: to the bar without a hit, or the wrong colour moved
+        assert codes & {ReasonCode.WRONG_COLOUR, ReasonCode.BAR_WITHOUT_HIT, ReasonCode.HIT_NOT_SENT_TO_BAR}, codes
 
 
 @SETTINGS

@@ -159,7 +159,7 @@ class LegalPlays:
     only the board counts); :meth:`find`.
     """
 
-    __slots__ = ("_keys", "_mover", "_plays", "_raw", "before", "dice", "highest_first_in_bearoff")
+    __slots__ = ("_by_mover", "_mover", "_plays", "_raw", "before", "dice", "highest_first_in_bearoff")
 
     def __init__(
         self,
@@ -174,6 +174,7 @@ class LegalPlays:
         self._mover = before.turn
         self._raw = raw
         self._plays: dict[_Key, Play] = {}
+        self._by_mover: dict[tuple[int, ...], list[_Key]] | None = None
 
     def _play(self, key: _Key) -> Play:
         play = self._plays.get(key)
@@ -215,6 +216,18 @@ class LegalPlays:
         if key in self._raw:
             return self._play(key)
         return None
+
+    def with_mover_counts(self, counts: tuple[int, ...]) -> list[Play]:
+        """The plays that leave the mover's checkers as ``counts`` (26-tuple, own numbering).
+
+        Several plays can do that when they differ only in which blots they hit.
+        """
+        if self._by_mover is None:
+            index: dict[tuple[int, ...], list[_Key]] = {}
+            for key in self._raw:
+                index.setdefault(key[:26], []).append(key)
+            self._by_mover = index
+        return [self._play(k) for k in self._by_mover.get(tuple(counts), ())]
 
     def afters(self) -> list[Position]:
         return [p.after for p in self]

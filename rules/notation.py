@@ -168,9 +168,7 @@ def parse_play(
     opp_before = position.counts(mover.opponent)
     blots_written = {p for p in written if opp_before[25 - p] == 1}
     candidates: list[tuple[int, int, Play]] = []
-    for play in plays:
-        if play.after.counts(mover) != target:
-            continue
+    for play in plays.with_mover_counts(target):
         hits = {s.end for s in play.steps if s.hit}
         penalty = 0 if blots_written <= hits and marked <= hits else 1
         candidates.append((penalty, len(hits), play))

@@ -39,3 +39,55 @@ def test_legal_plays_equal_gnubg(gnubg_path: str) -> None:
     assert stats["parse_errors"] == 0
     assert stats["plays"] > 5000
     assert stats["same_text"] == stats["plays"], stats
+
+
+XGID_SCRIPT = """
+import os, gnubg
+gnubg.command("set player 0 human")
+gnubg.command("set player 1 human")
+gnubg.command("new game")
+with open(os.environ["XG_IN"]) as f, open(os.environ["XG_OUT"], "w") as out:
+    for line in f:
+        gnubg.command("set xgid " + line.strip())
+        out.write(line.strip() + "\\t" + gnubg.positionid() + "\\t" + gnubg.matchid() + "\\n")
+"""
+
+
+def test_xgid_and_match_id_agree_with_gnubg(gnubg_path: str, tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    from rules.ids import MatchId, Xgid
+
+    xgids = [
+        "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:7:10",
+        "XGID=aa--BBB-C---dC---c-e--A-B-:1:-1:-1:52:2:4:0:7:10",
+        "XGID=-b----E-C---eE---c-e----B-:2:1:-1:63:3:1:0:5:10",
+        "XGID=-b----E-C---eE---c-e---AA-:1:1:1:52:3:1:0:7:10",
+        "XGID=-b----E-C---eE---c-e---AA-:1:-1:-1:52:3:1:0:7:10",
+    ]
+    xgids += [Xgid(p, dice=(3, 1), length=9, score=(2, 5)).text() for p in peer_positions(5, 9)[::3]]
+    (tmp_path / "in.txt").write_text("\n".join(xgids) + "\n")
+    (tmp_path / "s.py").write_text(XGID_SCRIPT)
+    env = dict(os.environ, XG_IN=str(tmp_path / "in.txt"), XG_OUT=str(tmp_path / "out.txt"))
+    subprocess.run([gnubg_path, "-t", "-q", "-p", str(tmp_path / "s.py")], env=env, cwd=tmp_path,
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=120, check=False)
+    rows = [line.split("\t") for line in (tmp_path / "out.txt").read_text().splitlines()]
+    assert len(rows) == len(xgids)
+    for text, pid, mid in rows:
+        x = Xgid.parse(text)
+        m = MatchId.decode(mid)
+        assert pid == x.position.gnubg_id(), text
+        # gnubg makes the side on roll its player 1 when it imports an XGID: map colours through that.
+        same = m.on_roll is x.turn
+
+        def player(side: Side) -> Side:
+            return side if same else side.opponent  # noqa: B023
+
+        assert m.turn is m.on_roll
+        assert m.dice is not None and sorted(m.dice) == sorted(x.dice or ())
+        assert m.cube == x.cube
+        assert m.cube_owner == (None if x.cube_owner is None else player(x.cube_owner))
+        assert m.length == x.length
+        assert (m.score[player(Side.WHITE)], m.score[player(Side.BLACK)]) == x.score

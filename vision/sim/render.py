@@ -724,6 +724,7 @@ def render_pieces(scene: Scene, img: U8, *, with_hand_mask: bool = True,
     corners_by_die: list[F64 | None] = [None] * len(scene.dice)
     for k, i in enumerate(dice_order):
         corners_by_die[i] = die_corners[k]
+    _redraw_occluders(img, sh, scene, corners_by_die, cube_c[0] if cube_c else None, r, h)
     mask: U8 | None = None
     if scene.hands or held:
         hand_parts = [[o for o, _ in hand_geometry(hd)] for hd in scene.hands]
@@ -738,6 +739,36 @@ def render_pieces(scene: Scene, img: U8, *, with_hand_mask: bool = True,
         if full_mask is not None:
             mask = cv2.resize(full_mask, (W // 4, H // 4), interpolation=cv2.INTER_AREA)
     return RenderInfo(tuple(c for c in corners_by_die if c is not None), cube_c[0] if cube_c else None, mask)
+
+
+def _redraw_occluders(img: U8, sh: _Shader, scene: Scene, die_corners: list[F64 | None], cube_corners: F64 | None,
+                      r: float, h: float) -> None:
+    """Checkers nearer the camera than a die or the cube and overlapping it in the image are drawn
+    again on top, so a die behind a stack is hidden by it as a camera would see."""
+    boxes: list[tuple[F64, float]] = []
+    for d, c in zip(scene.dice, die_corners, strict=True):
+        if c is not None:
+            boxes.append((c, float(scene.camera.depth([d.center])[0])))
+    if scene.cube is not None and cube_corners is not None:
+        boxes.append((cube_corners, float(scene.camera.depth([scene.cube.center])[0])))
+    if not boxes:
+        return
+    resting = [c for c in scene.checkers if c.region != "hand"]
+    if not resting:
+        return
+    centers = np.array([c.center for c in resting])
+    depth = scene.camera.depth(centers)
+    proj = scene.camera.project(centers)
+    radius_px = np.abs(sh.camera.fx * r / np.maximum(depth, 1.0)) * 1.3 + 2
+    redraw: set[int] = set()
+    for corners, dd in boxes:
+        lo, hi = corners.min(axis=0), corners.max(axis=0)
+        near = depth < dd - 2.0
+        over = (proj[:, 0] + radius_px > lo[0]) & (proj[:, 0] - radius_px < hi[0]) & \
+            (proj[:, 1] + radius_px > lo[1]) & (proj[:, 1] - radius_px < hi[1])
+        redraw.update(int(i) for i in np.nonzero(near & over)[0])
+    for i in sorted(redraw, key=lambda k: -depth[k]):
+        draw_checker(img, sh, resting[i], scene.scheme, r, h)
 
 
 class Sensor:

@@ -284,18 +284,19 @@ def _generate(
     def sources(d: int, max_src: int) -> list[int]:
         if me[25]:
             return [25] if max_src >= 25 and oppm[25 - d] < 2 else []
-        out: list[int] = []
-        first = True
         top = 24 if max_src > 24 else max_src
-        for s in range(top, 0, -1):
-            if me[s]:
-                dest = s - d
-                if dest > 0:
-                    if oppm[dest] < 2:
-                        out.append(s)
-                elif outside == 0 and (dest == 0 or (first and not any(me[s + 1 : 7]))):
-                    out.append(s)
-                first = False
+        # Points above d move within the board; d and below bear off (only with all home).
+        out = [s for s in range(top, d, -1) if me[s] and oppm[s - d] < 2]
+        if outside == 0 and top >= 1:
+            if d <= top and me[d]:
+                out.append(d)
+            elif d > top or not any(me[d + 1 : 7]):
+                # Nothing on the die's point: the highest checker may bear off if nothing is higher.
+                for s in range(min(top, d - 1), 0, -1):
+                    if me[s]:
+                        if not any(me[s + 1 : 7]):
+                            out.append(s)
+                        break
         return out
 
     def record(ndice: int, pips: int, flag: bool, steps: tuple[_RawStep, ...]) -> None:
@@ -361,18 +362,23 @@ def _generate(
     else:
         d = hi
 
-        def search(depth: int, max_src: int, steps: tuple[_RawStep, ...]) -> None:
-            srcs = sources(d, max_src) if depth < 4 else []
+        path: list[_RawStep] = []
+
+        def search(depth: int, max_src: int) -> None:
+            srcs = sources(d, max_src) if depth < 4 else ()
             if not srcs:
                 if depth:
-                    record(depth, depth * d, True, steps)
+                    record(depth, depth * d, True, tuple(path))
                 return
+            append, pop = path.append, path.pop
             for s in srcs:
                 st = apply(s, d)
-                search(depth + 1, s, (*steps, st))
+                append(st)
+                search(depth + 1, s)
+                pop()
                 undo(st)
 
-        search(0, 25, ())
+        search(0, 25)
 
     b0, b1 = best
     keep = [(k, v) for k, v in results.items() if v[0] == b0 and v[1] == b1]

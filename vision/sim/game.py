@@ -281,7 +281,10 @@ class GameDirector:
         self.board.cube = place_cube(self.layout, 64, "middle", self.rng)
         self.sensor = Sensor(seed)
         self.position = Position.initial()
-        self.die_style = base.dice[0].style if base.dice else DieStyle.WHITE_BLACK_PIPS
+        style = base.dice[0].style if base.dice else DieStyle.WHITE_BLACK_PIPS
+        # each player has his own pair; half the time the pairs differ in colour
+        other = self.rng.choice([s for s in DieStyle if s is not style]) if self.rng.random() < 0.5 else style
+        self.die_styles = {Side.WHITE: style, Side.BLACK: other}
         self.die_size = base.dice[0].size if base.dice else 16.0
         self.jitter = self.cfg.checker_jitter_mm.sample(self.rng)
         self.seq = 0
@@ -445,7 +448,7 @@ class GameDirector:
         tm = self.timing
         b = self.board
         area = area or self.layout.right_hand_table(side)
-        final = place_dice(self.layout, values, self.rng, area=area, style=self.die_style, size=self.die_size,
+        final = place_dice(self.layout, values, self.rng, area=area, style=self.die_styles[side], size=self.die_size,
                            checkers=tuple(b.checkers), cocked=cocked, owner=side, others=tuple(b.dice))
         kept = list(b.dice) if keep else []
         start = self._off_board_point(side)

@@ -528,7 +528,10 @@ def sample_camera(layout: BoardLayout, cfg: SimConfig, rng: random.Random, width
 
 
 def sample_post(cfg: SimConfig, rng: random.Random) -> PostFX:
-    return PostFX(cfg.noise_sigma.sample(rng), cfg.defocus_sigma.sample(rng), round(cfg.jpeg_quality.sample(rng)))
+    e = cfg.exposure_drift.sample(rng)
+    w = cfg.wb_drift.sample(rng)
+    return PostFX(cfg.noise_sigma.sample(rng), cfg.defocus_sigma.sample(rng), round(cfg.jpeg_quality.sample(rng)),
+                  exposure=1.0 + rng.uniform(-e, e), wb=(1.0 + rng.uniform(-w, w), 1.0, 1.0 + rng.uniform(-w, w)))
 
 
 def random_position(rng: random.Random) -> Position:

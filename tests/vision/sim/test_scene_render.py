@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
@@ -108,7 +109,7 @@ def test_die_truth_corners_land_on_the_die() -> None:
     scene = random_scene(21, SimConfig.clean().with_overrides(cup_p=0.0), width=W, height=H)
     img, info = render(scene)
     truth = build_truth(scene, info)
-    bare, _ = render(scene.__class__(**{**{f: getattr(scene, f) for f in scene.__slots__}, "dice": ()}))
+    bare, _ = render(dataclasses.replace(scene, dice=()))
     for d in truth["dice"]:
         x, y, w, h = d["image_box"]
         assert w > 3 and h > 3
@@ -116,3 +117,21 @@ def test_die_truth_corners_land_on_the_die() -> None:
         assert (diff > 40).mean() > 0.3
         cx, cy = np.mean(d["image_corners"], axis=0)
         assert x <= cx <= x + w and y <= cy <= y + h
+
+
+def test_hands_cover_the_regions_under_them() -> None:
+    from vision.sim.scene import sample_hand
+
+    scene = random_scene(9, SimConfig.clean(), width=W, height=H)
+    lay = scene.layout
+    target = lay.point_center(5)
+    hand = sample_hand(lay, random.Random(0), Side.WHITE, target=target, lift_mm=20.0)
+    with_hand = dataclasses.replace(scene, hands=(hand,))
+    _, info = render(with_hand)
+    truth = build_truth(with_hand, info)
+    assert truth["hands"]["present"]
+    assert "p5" in truth["hands"]["covered"]
+    assert len(truth["hands"]["covered"]) < 12
+    t = Truth.from_json(truth)
+    obs = truth_to_observation(t)
+    assert obs.points[4].confidence == 0.0 and obs.position(Side.WHITE) is None

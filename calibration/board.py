@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from calibration.camera import CameraModel
 from calibration.config import CalibrationConfig
-from calibration.errors import BoardNotFound, CornersError
+from calibration.errors import BoardNotFound, CalibrationError, CornersError
 from calibration.homography import as_points, check_quad, order_clockwise
 from calibration.profile import CalibrationProfile
 from vision.geometry import BoardLayout, BoardSpec
@@ -54,6 +54,8 @@ class BoardFit:
     corner_confidence: float
     edges: tuple[EdgeFit, ...]
     camera: CameraModel
+    profile: CalibrationProfile | None = None
+    """The fitted profile (pose and lens from the full board model), when found automatically."""
 
 
 # ------------------------------------------------------------------------------------------ candidates
@@ -348,50 +350,97 @@ def estimate_k1(image: Image, corners: FloatArray, camera: CameraModel, config: 
 
 
 # --------------------------------------------------------------------------------------------- driver
+def _interpretations(spec: BoardSpec) -> list[tuple[str, FloatArray]]:
+    """What a found quadrilateral may be: the outer frame, or the inside of the rails (its rim)."""
+    W, D, r = spec.width_mm, spec.depth_mm, spec.rail_mm
+    return [("outline", np.array([[0, 0], [W, 0], [W, D], [0, D]], np.float64)),
+            ("inner", np.array([[r, r], [W - r, r], [W - r, D - r], [r, D - r]], np.float64))]
+
+
+def _outline_from(quad: FloatArray, inner_mm: FloatArray, spec: BoardSpec) -> FloatArray:
+    """The outer corners implied by ``quad`` (board order) seen as the rectangle ``inner_mm`` (same plane)."""
+    H = cv2.getPerspectiveTransform(inner_mm.astype(np.float32), quad.astype(np.float32))
+    W, D = spec.width_mm, spec.depth_mm
+    out = cv2.perspectiveTransform(np.array([[[0, 0], [W, 0], [W, D], [0, D]]], np.float32), H)
+    return np.asarray(out, dtype=np.float64).reshape(4, 2)
+
+
+def _fit_hypothesis(image: Image, lab: npt.NDArray[np.float32], corners: FloatArray, cam: CameraModel,
+                    spec: BoardSpec) -> tuple[float, CalibrationProfile, float, float] | None:
+    from calibration.model import fit_pose
+
+    prof = _make_profile(corners, cam, spec)
+    if prof is None:
+        return None
+    try:
+        fit = fit_pose(lab, prof.camera, spec, np.asarray(prof.rvec), np.asarray(prof.tvec),
+                       free_lens=cam.source == "default")
+        cam_out = fit.camera.with_distortion(fit.camera.dist, "edges") if cam.source == "default" else fit.camera
+        fitted = CalibrationProfile.from_pose(cam_out, spec, fit.rvec, fit.tvec, reprojection_px=fit.rms_px,
+                                              corner_confidence=fit.support)
+    except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
+        return None
+    score = pattern_score(image, fitted)
+    return fit.support * (0.5 + score), fitted, score, fit.support
+
+
 def find_board(
     image: Image,
-    spec: BoardSpec,
+    spec: BoardSpec | None,
     camera: CameraModel | None = None,
     config: CalibrationConfig | None = None,
     *,
     initial_corners: FloatArray | None = None,
 ) -> BoardFit:
-    """Find the board's outer frame in ``image`` (or refine ``initial_corners``); raise BoardNotFound."""
+    """Find the board in ``image`` (or refine ``initial_corners``); raise BoardNotFound.
+
+    Every candidate quadrilateral is read as the outer frame and as the inside of the rails, for both
+    long-side choices and (``spec`` None) both board types; the most promising by the points' pattern
+    are fitted with the full board model (:mod:`calibration.model`), and the fit with the best edge
+    support times pattern contrast wins.
+    """
     cfg = config or CalibrationConfig()
     h, w = image.shape[:2]
     cam = camera or CameraModel.default_for_size(w, h, cfg)
-    if initial_corners is not None:
-        candidates = [order_clockwise(initial_corners)]
-    else:
-        candidates = candidate_quads(image, cfg)
+    specs = [spec] if spec is not None else [BoardSpec.tournament(), BoardSpec.travel()]
+    candidates = [order_clockwise(initial_corners)] if initial_corners is not None else candidate_quads(image, cfg)
     if not candidates:
-        raise BoardNotFound(f"no board-shaped outline found in the {w}x{h} image")
+        raise BoardNotFound(f"no board found: no board-shaped outline in the {w}x{h} image")
     scored: list[tuple[float, FloatArray]] = []
+    ref = specs[0]
     for quad in candidates:
         for corners in _orientations(quad):
-            prof = _make_profile(corners, cam, spec)
-            if prof is None:
-                continue
-            scored.append((pattern_score(image, prof), corners))
+            for _, inner in _interpretations(ref):
+                c = _outline_from(corners, inner, ref)
+                prof = _make_profile(c, cam, ref)
+                if prof is None:
+                    continue
+                scored.append((pattern_score(image, prof), c))
     if not scored:
-        raise BoardNotFound(f"none of {len(candidates)} candidate outlines fits a {spec.name} board")
+        raise BoardNotFound(f"no board found: none of {len(candidates)} candidate outlines fits a board")
     scored.sort(key=lambda t: -t[0])
-    best_score, best = scored[0]
-    if best_score < cfg.min_pattern_score:
+    lab = smoothed_lab(image)
+    best: tuple[float, CalibrationProfile, float, float] | None = None
+    tried: list[FloatArray] = []
+    for _sc, c in scored:
+        if len(tried) >= cfg.max_fits:
+            break
+        if any(np.abs(c - t).max() < 0.01 * w for t in tried):
+            continue
+        tried.append(c)
+        for sp in specs:
+            res = _fit_hypothesis(image, lab, c, cam, sp)
+            if res is not None and (best is None or res[0] > best[0]):
+                best = res
+    if best is None or best[2] < cfg.min_pattern_score:
+        got = 0.0 if best is None else best[2]
         raise BoardNotFound(
             f"no board found: the best of {len(candidates)} outlines shows the points' pattern at "
-            f"{best_score:.2f} (need {cfg.min_pattern_score:.2f}); try --corners or ArUco markers"
+            f"{got:.2f} (need {cfg.min_pattern_score:.2f}); try --corners or ArUco markers"
         )
-    corners, fits = refine_outline(image, best, cfg)
-    model = fit_model(image, corners, cam, spec, cfg)
-    if float(np.abs(model.corners_px - corners).max()) < 0.1 * max(w, h):
-        corners, cam = model.corners_px, model.camera
-    prof = _make_profile(corners, cam, spec, estimate_focal=False)
-    if prof is None:
-        raise BoardNotFound("the refined outline does not fit a board seen from above")
-    score = pattern_score(image, prof)
-    conf = max(0.0, min(1.0, model.support * math.exp(-model.rms_px / 1.5)))
-    return BoardFit(tuple((float(x), float(y)) for x, y in corners), score, conf, fits, prof.camera)
+    _, prof, score, support = best
+    conf = max(0.0, min(1.0, support * math.exp(-prof.quality.reprojection_px / 1.5)))
+    return BoardFit(prof.corners_px, score, conf, (), prof.camera, prof)
 
 
 # ------------------------------------------------------------------------------- model fit (box + lens)

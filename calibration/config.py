@@ -18,6 +18,8 @@ class CalibrationConfig:
     """A candidate outline must cover at least this fraction of the image."""
     max_candidates: int = 24
     """At most this many candidate quadrilaterals are verified."""
+    max_fits: int = 3
+    """At most this many distinct candidate placements are fitted with the full board model."""
     min_pattern_score: float = 0.35
     """Minimum triangle-pattern contrast score for a candidate to count as a board."""
     # --- sub-pixel refinement of the outline

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -34,7 +34,7 @@ class CalibrationResult:
 
 def calibrate_frame(
     image: Image,
-    spec: BoardSpec,
+    spec: BoardSpec | None = None,
     *,
     camera: CameraModel | None = None,
     corners: npt.ArrayLike | None = None,
@@ -47,7 +47,9 @@ def calibrate_frame(
     """Calibrate from one frame: automatic, from ArUco markers, or from four manual corners.
 
     ``seating`` given = trust it; otherwise it is detected from the starting position (and a frame
-    that does not show the starting position keeps the default seating, with a note).
+    that does not show the starting position keeps the default seating, with a note).  ``spec`` None
+    means: guess the board type (tournament or travel) from the fit (manual and ArUco paths then
+    assume a tournament board).
     """
     cfg = config or CalibrationConfig()
     h, w = image.shape[:2]
@@ -56,29 +58,30 @@ def calibrate_frame(
         raise CalibrationError(f"camera intrinsics are for {cam.width}x{cam.height}, the frame is {w}x{h}")
     notes: list[str] = []
     fit: BoardFit | None = None
+    given = spec if spec is not None else BoardSpec.tournament()
     if aruco:
         c = find_marker_corners(image)
-        prof = CalibrationProfile.from_corners(c, cam, spec, method="aruco", camera_name=camera_name)
+        prof = CalibrationProfile.from_corners(c, cam, given, method="aruco", camera_name=camera_name)
     elif corners is not None:
-        c = canonical_corners(as_points(corners), cam.matrix, spec.width_mm / spec.depth_mm)
+        c = canonical_corners(as_points(corners), cam.matrix, given.width_mm / given.depth_mm)
         conf = 1.0
         if refine_manual:
             try:
                 refined, _ = refine_outline(image, c, cfg, search_px=cfg.edge_search_px)
-                model = fit_model(image, refined, cam, spec, cfg)
+                model = fit_model(image, refined, cam, given, cfg)
                 if float(np.abs(model.corners_px - c).max()) <= 2 * cfg.edge_search_px:
                     c, cam = model.corners_px, model.camera
                     conf = model.support
                     notes.append("manual corners refined to the frame's edges")
             except CalibrationError:
                 notes.append("manual corners used as given (no clear edges near them)")
-        prof = CalibrationProfile.from_corners(c, cam, spec, method="manual", corner_confidence=conf,
+        prof = CalibrationProfile.from_corners(c, cam, given, method="manual", corner_confidence=conf,
                                                camera_name=camera_name, estimate_focal=conf == 1.0)
     else:
         fit = find_board(image, spec, cam, cfg)
-        prof = CalibrationProfile.from_corners(np.array(fit.corners_px), fit.camera, spec, method="auto",
-                                               corner_confidence=fit.corner_confidence, camera_name=camera_name,
-                                               estimate_focal=False)
+        assert fit.profile is not None
+        prof = replace(fit.profile, quality=replace(fit.profile.quality, camera_name=camera_name,
+                                                        corner_confidence=fit.corner_confidence))
     seats: SeatingResult | None = None
     if seating is not None:
         prof = prof.with_seating(seating)

@@ -191,6 +191,37 @@ class CalibrationProfile:
             q, seating or Seating(),
         )
 
+    @classmethod
+    def from_pose(
+        cls,
+        camera: CameraModel,
+        spec: BoardSpec,
+        rvec: npt.ArrayLike,
+        tvec: npt.ArrayLike,
+        *,
+        reprojection_px: float,
+        seating: Seating | None = None,
+        method: str = "auto",
+        corner_confidence: float = 1.0,
+        camera_name: str = "",
+    ) -> CalibrationProfile:
+        """A profile from a fitted pose (the corners are its projection of the frame's top corners)."""
+        rv = np.asarray(rvec, dtype=np.float64).ravel()
+        tv = np.asarray(tvec, dtype=np.float64).ravel()
+        if tv[2] <= 0:
+            raise ProfileError("the fitted board lies behind the camera")
+        W, D, z = spec.width_mm, spec.depth_mm, spec.rail_height_mm
+        img, _ = cv2.projectPoints(np.array([[0, 0, z], [W, 0, z], [W, D, z], [0, D, z]], np.float64), rv, tv,
+                                   camera.matrix, camera.dist_array)
+        c = np.asarray(img, dtype=np.float64).reshape(4, 2)
+        q = Quality(
+            reprojection_px=float(reprojection_px), corner_confidence=float(corner_confidence), pattern_score=None,
+            start_position_ok=None, tilt_deg=_tilt(rv), method=method, created=_now(), camera_name=camera_name,
+        )
+        return cls(camera, spec, tuple((float(x), float(y)) for x, y in c),
+                   (float(rv[0]), float(rv[1]), float(rv[2])), (float(tv[0]), float(tv[1]), float(tv[2])),
+                   q, seating or Seating())
+
     def with_seating(self, seating: Seating) -> CalibrationProfile:
         return replace(self, seating=seating)
 

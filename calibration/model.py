@@ -1,0 +1,255 @@
+"""The full board model fit: pose and lens from every straight edge of the board at once.
+
+The board is a slab with four sunken holes (the two tables and the two tray columns, at z = 0) in a
+raised frame (rails, dividers and bar, at the rail height).  Every hole edge is a straight 3-D line: its
+rim at the rail height, and, where the hole's wall faces the camera, the wall's foot on the playing
+surface, which is then the visible colour edge.  The outer outline is used where its own wall is
+hidden (its foot on the table is at an unknown depth).  That gives about twenty long lines spread over
+the whole board; the fit searches for the strongest colour edge across each predicted line (sub-pixel),
+and a robust Gauss-Newton adjusts pose, and for an uncalibrated camera the focal length, radial
+k1, k2 and tangential p1, p2 (weak priors keep an ill-observed lens near a plain one), to minimise the
+perpendicular distances.  Search windows shrink from coarse to fine, so a start within about 2 % of
+the image width converges.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.camera import CameraModel
+from calibration.errors import BoardNotFound
+from vision.geometry import BoardLayout, BoardSpec
+
+FloatArray = npt.NDArray[np.float64]
+LabImage = npt.NDArray[np.float32]
+
+SKIP_WALLED = True
+OUTER_FOOT_MM = -12.0
+"""Assumed depth of the table under the board's outer wall, only to decide whether that wall shows."""
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A straight board edge in mm: from ``a`` to ``b``; ``up`` points (in the plane) toward the raised side."""
+
+    a: tuple[float, float]
+    b: tuple[float, float]
+    up: tuple[float, float]
+    outer: bool
+
+
+def model_segments(spec: BoardSpec) -> tuple[Segment, ...]:
+    """The outer outline and the edges of the four holes (tables and tray columns)."""
+    lay = BoardLayout(spec)
+    out: list[Segment] = []
+    o = lay.outline()
+    out += [Segment((o.x0, o.y0), (o.x1, o.y0), (0.0, 1.0), True), Segment((o.x1, o.y0), (o.x1, o.y1), (-1.0, 0.0), True),
+            Segment((o.x1, o.y1), (o.x0, o.y1), (0.0, -1.0), True), Segment((o.x0, o.y1), (o.x0, o.y0), (1.0, 0.0), True)]
+    for r in lay.holes():
+        out += [Segment((r.x0, r.y0), (r.x1, r.y0), (0.0, -1.0), False),
+                Segment((r.x1, r.y0), (r.x1, r.y1), (1.0, 0.0), False),
+                Segment((r.x1, r.y1), (r.x0, r.y1), (0.0, 1.0), False),
+                Segment((r.x0, r.y1), (r.x0, r.y0), (-1.0, 0.0), False)]
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class PoseFit:
+    camera: CameraModel
+    rvec: FloatArray
+    tvec: FloatArray
+    support: float
+    """Fraction of edge samples (on the lines whose edge should show) found within 1.5 px of the fit."""
+    rms_px: float
+    n_obs: int
+
+    def corners_px(self, spec: BoardSpec) -> FloatArray:
+        W, D, h = spec.width_mm, spec.depth_mm, spec.rail_height_mm
+        top = np.array([[0, 0, h], [W, 0, h], [W, D, h], [0, D, h]], np.float64)
+        c, _ = cv2.projectPoints(top, self.rvec, self.tvec, self.camera.matrix, self.camera.dist_array)
+        return np.asarray(c, dtype=np.float64).reshape(4, 2)
+
+
+def _project(P: FloatArray, rvec: FloatArray, tvec: FloatArray, K: FloatArray, dist: FloatArray) -> FloatArray:
+    img, _ = cv2.projectPoints(P.reshape(-1, 1, 3), rvec, tvec, K, dist)
+    return np.asarray(img, dtype=np.float64).reshape(-1, 2)
+
+
+def observe(
+    lab: LabImage, K: FloatArray, dist: FloatArray, rvec: FloatArray, tvec: FloatArray, spec: BoardSpec,
+    search: float, step_mm: float = 6.0, segments: tuple[Segment, ...] | None = None,
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, int]:
+    """Edge observations for the current pose.
+
+    Returns obs (M, 2) image points, P (M, 3) the model edge point each belongs to, T (M, 3) the
+    edge's direction, strength (M,), and the number of samples tried.
+    """
+    segs = segments if segments is not None else model_segments(spec)
+    h = spec.rail_height_mm
+    A, U, OUT, T = [], [], [], []
+    for s in segs:
+        a, b = np.array(s.a), np.array(s.b)
+        length = float(np.linalg.norm(b - a))
+        n = max(6, int(length / step_mm))
+        t = np.linspace(0.03, 0.97, n)
+        pts = a[None, :] + (b - a)[None, :] * t[:, None]
+        A.append(pts)
+        U.append(np.tile(s.up, (n, 1)))
+        OUT.append(np.full(n, s.outer))
+        T.append(np.tile(np.append((b - a) / length, 0.0), (n, 1)))
+    pts2 = np.vstack(A)
+    up = np.vstack(U)
+    outer = np.concatenate(OUT)
+    tang = np.vstack(T)
+    m = len(pts2)
+    rim = np.hstack([pts2, np.full((m, 1), h)])
+    foot = np.hstack([pts2, np.where(outer, OUTER_FOOT_MM, 0.0)[:, None]])
+    rim_up = rim + np.hstack([up * 3.0, np.zeros((m, 1))])
+    proj = _project(np.vstack([rim, foot, rim_up]), rvec, tvec, K, dist).reshape(3, m, 2)
+    pr, pf, pu = proj
+    u = pu - pr
+    u /= np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-9)
+    wall = -np.sum((pf - pr) * u, axis=1)  # > 0: the foot shows beyond the rim, on the low side
+    use_foot = (~outer) & (wall > 0.7)
+    walled_outer = outer & (wall > 0.7)
+    keep = ~walled_outer if SKIP_WALLED else np.ones(len(outer), bool)
+    centre = np.where(use_foot[:, None], pf, pr)
+    hi = np.where(use_foot, np.minimum(search, np.maximum(0.5, wall * 0.5)), search)
+    lo = np.where(walled_outer, -np.minimum(search, np.maximum(0.5, wall * 0.5)), -search)
+    steps = np.arange(-search, search + 0.25, 0.5)
+    grid = centre[:, None, :] + steps[None, :, None] * u[:, None, :]
+    mx, my = grid[..., 0].astype(np.float32), grid[..., 1].astype(np.float32)
+    hh, ww = lab.shape[:2]
+    prof = cv2.remap(lab, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float64)
+    valid = (mx >= 2) & (mx < ww - 3) & (my >= 2) & (my < hh - 3)
+    deriv = np.linalg.norm(np.gradient(prof, axis=1), axis=2)
+    deriv[~valid] = 0.0
+    deriv[(steps[None, :] > hi[:, None]) | (steps[None, :] < lo[:, None])] = 0.0
+    k = np.clip(np.argmax(deriv, axis=1), 1, len(steps) - 2)
+    rows = np.arange(m)
+    y0, y1, y2 = deriv[rows, k - 1], deriv[rows, k], deriv[rows, k + 1]
+    den = y0 - 2 * y1 + y2
+    off = np.where(np.abs(den) > 1e-9, 0.5 * (y0 - y2) / np.where(np.abs(den) > 1e-9, den, 1.0), 0.0)
+    sft = steps[k] + np.clip(off, -0.5, 0.5) * 0.5
+    ok = keep & valid.all(axis=1) & (y1 > 0)
+    obs = centre + sft[:, None] * u
+    P = np.where(use_foot[:, None], foot, rim)
+    return obs[ok], P[ok], tang[ok], y1[ok], int(keep.sum())
+
+
+def _params_camera(cam: CameraModel, p: FloatArray, free: bool) -> tuple[FloatArray, FloatArray]:
+    if not free:
+        return cam.matrix, cam.dist_array
+    f = cam.fx * math.exp(p[6])
+    K = np.array([[f, 0, cam.cx], [0, f, cam.cy], [0, 0, 1.0]])
+    return K, np.array([p[7], p[8], p[9], p[10], 0.0])
+
+
+PRIOR_SIGMA = np.array([0.2, 1.0, 0.5, 0.003, 0.003])
+"""Weak priors on log(f / f_default), k1, k2, p1, p2 (only the lens terms; the pose is free)."""
+
+
+def _residuals(p: FloatArray, cam: CameraModel, obs: FloatArray, P: FloatArray, T: FloatArray, free: bool,
+               prior0: FloatArray) -> FloatArray:
+    K, dist = _params_camera(cam, p, free)
+    m = len(P)
+    proj = _project(np.vstack([P, P + T * 10.0]), p[:3], p[3:6], K, dist).reshape(2, m, 2)
+    d = proj[1] - proj[0]
+    d /= np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
+    e = obs - proj[0]
+    r = e[:, 0] * d[:, 1] - e[:, 1] * d[:, 0]
+    if free:
+        # the edges' errors are correlated along each line: weigh the prior as if ~20 lines were seen
+        r = np.concatenate([r, math.sqrt(m / 20.0) * (p[6:11] - prior0) / PRIOR_SIGMA])
+    return np.asarray(r, dtype=np.float64)
+
+
+def fit_pose(
+    lab: LabImage, camera: CameraModel, spec: BoardSpec, rvec: FloatArray, tvec: FloatArray, *,
+    free_lens: bool | None = None, searches: tuple[float, ...] = (24.0, 14.0, 8.0, 5.0, 3.0, 2.5),
+) -> PoseFit:
+    """Refine ``rvec``/``tvec`` (and the lens of a default camera) to the board's edges in ``lab``.
+
+    ``lab`` is :func:`calibration.board.smoothed_lab` of the frame.  Raises :class:`BoardNotFound`
+    when too few edges are seen.
+    """
+    free = (camera.source == "default") if free_lens is None else free_lens
+    rvec, tvec = np.asarray(rvec, np.float64).ravel(), np.asarray(tvec, np.float64).ravel()
+    f_def = CameraModel.default_for_size(camera.width, camera.height).fx
+    if free and abs(math.log(camera.fx / f_def)) > 0.45:
+        # an implausible start (a frontal view's focal length from the rectangle): restart from the default
+        camera, rvec, tvec = _repose(camera, spec, rvec, tvec, f_def)
+    p = np.concatenate([np.asarray(rvec, np.float64).ravel(), np.asarray(tvec, np.float64).ravel(),
+                        [0.0, *camera.dist[:4]]])
+    prior0 = p[6:11].copy()
+    prior0[0] = math.log(f_def / camera.fx)
+    scale_px = camera.width / 1920.0
+    segs = model_segments(spec)
+    n_par = 11 if free else 6
+    obs = np.zeros((0, 2))
+    n_try = 1
+    for stage, s in enumerate(searches):
+        search = max(1.5, s * scale_px)
+        K, dist = _params_camera(camera, p, free)
+        obs, P, T, strength, n_try = observe(lab, K, dist, p[:3], p[3:6], spec, search, segments=segs)
+        strong = strength > max(1e-3, 0.25 * float(np.median(strength))) if len(strength) else strength > 0
+        obs, P, T = obs[strong], P[strong], T[strong]
+        if len(obs) < 30:
+            raise BoardNotFound("the board's edges are not visible enough to fit")
+        lens = free and stage >= 1
+        npar = n_par if lens else 6
+        for _it in range(6):
+            r = _residuals(p, camera, obs, P, T, lens, prior0)
+            m = len(obs)
+            rr = np.abs(r[:m])
+            sig = max(0.4 * scale_px, 1.4826 * float(np.median(rr)))
+            c = 3.0 * sig
+            w = np.where(rr < c, (1 - (rr / c) ** 2) ** 2, 0.0)  # Tukey
+            if lens:
+                w = np.concatenate([w, np.ones(len(r) - m)])
+            J = np.empty((len(r), npar))
+            for j in range(npar):
+                dp = np.zeros_like(p)
+                dp[j] = 1e-6 if j < 3 else (1e-3 if j < 6 else 1e-6)
+                J[:, j] = (_residuals(p + dp, camera, obs, P, T, lens, prior0) - r) / dp[j]
+            Jw = J * w[:, None]
+            Amat = Jw.T @ J
+            Amat += np.eye(npar) * 1e-9 * max(float(np.trace(Amat)), 1e-9)
+            try:
+                step = np.linalg.solve(Amat, -(Jw.T @ r))
+            except np.linalg.LinAlgError:
+                break
+            p[:npar] += step
+            if np.abs(step).max() < 1e-8:
+                break
+    K, dist = _params_camera(camera, p, free)
+    r = _residuals(p, camera, obs, P, T, free, prior0)[: len(obs)]
+    inl = np.abs(r) < 1.5 * max(1.0, scale_px)
+    rms = float(np.sqrt(np.mean(r[inl] ** 2))) if inl.any() else 99.0
+    support = float(inl.sum()) / max(n_try, 1)
+    cam = camera
+    if free:
+        cam = replace(camera, fx=float(K[0, 0]), fy=float(K[1, 1]))
+        cam = cam.with_distortion(tuple(float(v) for v in dist), "default")
+    if p[5] <= 0:
+        raise BoardNotFound("the fitted board lies behind the camera")
+    return PoseFit(cam, p[:3].copy(), p[3:6].copy(), support, rms, len(obs))
+
+
+def _repose(camera: CameraModel, spec: BoardSpec, rvec: FloatArray, tvec: FloatArray, f: float
+            ) -> tuple[CameraModel, FloatArray, FloatArray]:
+    """The same outline seen through a camera of focal length ``f``: pose re-solved from its corners."""
+    W, D, h = spec.width_mm, spec.depth_mm, spec.rail_height_mm
+    obj = np.array([[0, 0, h], [W, 0, h], [W, D, h], [0, D, h], [W / 2, 0, h], [W / 2, D, h]], np.float64)
+    img = _project(obj, rvec, tvec, camera.matrix, camera.dist_array)
+    cam = replace(camera, fx=f, fy=f)
+    ok, rv, tv = cv2.solvePnP(obj, img.reshape(-1, 1, 2), cam.matrix, cam.dist_array, flags=cv2.SOLVEPNP_ITERATIVE,
+                              useExtrinsicGuess=False)
+    if not ok:
+        return camera, rvec, tvec
+    return cam, np.asarray(rv, np.float64).ravel(), np.asarray(tv, np.float64).ravel()

@@ -12,9 +12,12 @@ equals the same record written by the referee.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Final
 
+from rules.laws.verdicts import Infraction, Remedy
 from rules.position import Position, Side
 
 
@@ -84,9 +87,90 @@ class GameResult:
     kind: ResultKind
 
 
+class RecordError(ValueError):
+    """A record value that cannot be built or read back (the text is quoted)."""
+
+
+_SIDE_WORDS: Final = {"white": Side.WHITE, "black": Side.BLACK, "nobody": None}
+_UNSAFE: Final = re.compile(r'[;"\[\]\n\r\\]')
+_NOTE: Final = re.compile(
+    r"^bgref infraction: (?P<code>[a-z-]+) by (?P<who>white|black|nobody) at action (?P<at>\d+); "
+    r"(?P<laws>.+?) rule (?P<rule>.+?); remedy: (?P<remedy>.+)$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class InfractionRecord:
+    """An infraction the referee called in a game, kept in the game's record.
+
+    ``action`` is the index in the game's ``actions`` of the action it concerns (the play
+    judged illegal) or, for anything else, of the next action recorded after it (a
+    cocked throw before the throw that counted; ``len(actions)`` if none followed).
+    ``laws`` names the code of laws in force and ``rule`` the rule it cited.
+
+    It has one line of text (:meth:`text`, read back by :meth:`parse`) written as an SGF
+    comment ``C[...]`` on the node of the action and as a ``; [Infraction "game N ..."]``
+    header line in ``.mat`` files (gnubg keeps both):
+
+    >>> r = InfractionRecord(Infraction.ILLEGAL_PLAY, "modern", "Legal Moves", Side.WHITE, 3, Remedy.MUST_CORRECT)
+    >>> r.text()
+    'bgref infraction: illegal-play by white at action 3; modern rule Legal Moves; remedy: the play must be corrected'
+    >>> InfractionRecord.parse(r.text()) == r
+    True
+    """
+
+    code: Infraction
+    laws: str
+    rule: str
+    offender: Side | None
+    action: int
+    remedy: Remedy
+    line: int = field(default=0, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for name in ("laws", "rule"):
+            value = getattr(self, name)
+            if not value or _UNSAFE.search(value) or (" rule " in f" {value} " and name == "laws"):
+                raise RecordError(f"infraction {name} {value!r} must be non-empty, without ; \" [ ] \\ or line breaks"
+                                  + (" or the word 'rule'" if name == "laws" else ""))
+        if self.action < 0:
+            raise RecordError(f"infraction action index must be >= 0, got {self.action!r}")
+
+    def text(self) -> str:
+        who = "nobody" if self.offender is None else self.offender.name.lower()
+        return (f"bgref infraction: {self.code.value} by {who} at action {self.action}; "
+                f"{self.laws} rule {self.rule}; remedy: {self.remedy.value}")
+
+    @classmethod
+    def parse(cls, text: str, line: int = 0) -> InfractionRecord:
+        """Read :meth:`text` back; :class:`RecordError` quoting the text otherwise."""
+        m = _NOTE.match(text.strip())
+        if not m:
+            raise RecordError(f"not an infraction note: {text!r}")
+        try:
+            code = Infraction(m.group("code"))
+            remedy = Remedy(m.group("remedy"))
+        except ValueError as exc:
+            raise RecordError(f"unknown infraction or remedy in {text!r}: {exc}") from None
+        return cls(code, m.group("laws"), m.group("rule"), _SIDE_WORDS[m.group("who")], int(m.group("at")), remedy, line)
+
+    @staticmethod
+    def is_note(text: str) -> bool:
+        return text.lstrip().startswith("bgref infraction:")
+
+
+def safe_note_text(value: str) -> str:
+    """``value`` with the characters an infraction note may not hold replaced (for club rule names)."""
+    out = value.replace(";", ",").replace('"', "'").replace("[", "(").replace("]", ")").replace("\\", "/")
+    return " ".join(out.split()) or "-"
+
+
 @dataclass(frozen=True, slots=True)
 class GameRecord:
-    """One game: the score before it, the actions in order and the result (None if unfinished)."""
+    """One game: the score before it, the actions in order and the result (None if unfinished).
+
+    ``infractions`` are the infractions the referee called in the game, in order.
+    """
 
     number: int
     score: tuple[int, int]
@@ -95,6 +179,12 @@ class GameRecord:
     crawford: bool = False
     start: Position = field(default_factory=Position.initial)
     line: int = field(default=0, compare=False, repr=False)
+    infractions: tuple[InfractionRecord, ...] = ()
+
+    @property
+    def voided(self) -> bool:
+        """True for a game the referee declared void (no result, and an infraction whose remedy is a void game)."""
+        return self.result is None and any(i.remedy is Remedy.GAME_VOID for i in self.infractions)
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,13 @@ class PrematureThrow(Enum):
     OPPONENT_CHOOSES = "opponent-chooses"  # the opponent says whether it stands or is rethrown
 
 
+class PrematureDouble(Enum):
+    """A double offered by the player not on roll before his opponent's turn has ended."""
+
+    VOID = "void"  # only the player on turn may double: the offer is void (1931, Bar Point, 1969)
+    STANDS = "stands"  # a premature cube action stands if otherwise valid (US 2008 rule 4.6)
+
+
 class IllegalPlay(Enum):
     MUST_CORRECT = "must-correct"  # "Legal Moves": corrected if noticed before the next throw or double
     ON_DEMAND = "on-demand"  # corrected only if the opponent asks, before he throws ("Responsible Moves")
@@ -90,7 +97,7 @@ class RefusedDouble(Enum):
 
 
 # Keys of the rule table besides the infractions.
-EXTRA_RULE_KEYS = ("opening", "opening-tie", "turn-end", "doubling", "scoring", "crawford", "chouette")
+EXTRA_RULE_KEYS = ("opening", "opening-tie", "turn-end", "doubling", "scoring", "crawford", "chouette", "setup-late")
 
 
 class ProfileError(ValueError):
@@ -118,6 +125,7 @@ class RuleSet:
     # throws
     premature_throw: PrematureThrow = PrematureThrow.STANDS
     premature_rule_in_bearoff: bool = True
+    premature_double: PrematureDouble = PrematureDouble.VOID
     wrong_table_rethrow: bool = True
     dice_together: bool = False
     touched_die_rethrow: bool = False

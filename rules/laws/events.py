@@ -50,6 +50,20 @@ class GameSetUp:
 
 
 @dataclass(frozen=True, slots=True)
+class SetupCorrected:
+    """The players put right a wrong set-up in the middle of a game (noticed late).
+
+    ``position`` is the board after their correction.  Whether the correction stands
+    (and whether the game goes on) is the code's: 1931 voids the game, 1969 and the
+    modern rules let it be corrected only before the second play is complete.
+    """
+
+    position: Position
+    t: float = 0.0
+    uncertain: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class OpeningDieThrown:
     """``player`` throws his single die for the opening throw."""
 
@@ -184,6 +198,7 @@ class ResultClaimed:
 
 Event = (
     GameSetUp
+    | SetupCorrected
     | OpeningDieThrown
     | DiceThrown
     | PositionObserved

@@ -30,6 +30,7 @@ from rules.laws.codes import (
     IllegalPlay,
     IncompletePlay,
     Opening,
+    PrematureDouble,
     PrematureThrow,
     RuleSet,
     SetupError,
@@ -54,6 +55,7 @@ from rules.laws.events import (
     ResignationRejected,
     Rest,
     ResultClaimed,
+    SetupCorrected,
 )
 from rules.laws.scoring import MatchScore, game_points, resignation_points
 from rules.laws.verdicts import Infraction, PlayersView, Remedy, Verdict, VerdictKind
@@ -65,11 +67,13 @@ from rules.record import (
     Drop,
     GameRecord,
     GameResult,
+    InfractionRecord,
     MatchRecord,
     Move,
     Resign,
     ResultKind,
     Take,
+    safe_note_text,
 )
 
 
@@ -172,6 +176,8 @@ class _Game:
     actions: list[Action] = field(default_factory=list)
     result: GameResult | None = None
     setup_ok: bool = False
+    start: Position = field(default_factory=Position.initial)
+    infractions: list[InfractionRecord] = field(default_factory=list)
 
 
 _DIE_FAULTS = {
@@ -220,6 +226,11 @@ class BoardMachine:
         self.turn_start = self.position
         self.opening: dict[Side, int] = {}
         self.premature: tuple[Side, Dice, bool] | None = None  # (thrower, dice, opponent may choose)
+        self.premature_double: tuple[Side, int] | None = None  # an early double that stands: (doubler, value)
+        self.premature_answer: bool | None = None  # the early double already answered: True take, False drop
+        self.wrong_setup: Position | None = None  # the wrong set-up last seen before a game began
+        self.setup_fault: Position | None = None  # the game in progress began from this wrong set-up
+        self._pre_game: list[InfractionRecord] = []  # infractions called before the game they belong to
         self.choice_pending = False  # the throw in force may still be rethrown at the opponent's choice
         self.pending: _Pending | None = None
         self.restore_to: Position | None = None
@@ -249,11 +260,17 @@ class BoardMachine:
         return [v for v in self.verdicts if v.kind is VerdictKind.INFRACTION]
 
     def match_record(self) -> MatchRecord:
-        """The match so far as a :class:`rules.record.MatchRecord` (the game in progress included)."""
+        """The match so far as a :class:`rules.record.MatchRecord` (the game in progress included).
+
+        In money play the header says which of Jacoby and beavers the code in force has.
+        """
         games = list(self.games)
-        if self._game is not None and self._game.actions:
+        if self._game is not None and (self._game.actions or self._game.infractions):
             games.append(self._game_record(self._game))
-        return MatchRecord(self.players, self.match.length, tuple(games))
+        meta: tuple[tuple[str, str], ...] = ()
+        if self.match.length == 0:
+            meta = (("Jacoby", "On" if self.rules.jacoby else "Off"), ("Beaver", "On" if self.rules.beavers else "Off"))
+        return MatchRecord(self.players, self.match.length, tuple(games), meta)
 
     @property
     def crawford_game(self) -> bool:
@@ -289,9 +306,10 @@ class BoardMachine:
         points: tuple[int, ...] = (),
         dice: tuple[int, ...] = (),
         cube: bool = False,
-        cite: Infraction | None = None,
+        cite: Infraction | str | None = None,
+        at: int | None = None,
     ) -> Verdict:
-        return Verdict(
+        v = Verdict(
             VerdictKind.INFRACTION,
             event,
             code=code,
@@ -302,12 +320,30 @@ class BoardMachine:
             players=PlayersView(text, points=points, dice=dice, cube=cube),
             director=director or f"{code.value} by {self._name(offender)}",
         )
+        self._record(v, at)
+        return v
+
+    def _record(self, v: Verdict, at: int | None = None) -> None:
+        """Keep an infraction in the game's record (``at``: the action it concerns; default the next one)."""
+        assert v.code is not None and v.citation is not None
+        game = self._game if self.phase is not Phase.SETUP else None
+        index = at if at is not None else (len(game.actions) if game is not None else 0)
+        laws = safe_note_text(v.citation.code)
+        if " rule " in f" {laws} ":  # the note's text separates the code's name from its rule by " rule "
+            laws = f" {laws} ".replace(" rule ", " rules ").strip()
+        rec = InfractionRecord(v.code, laws, safe_note_text(v.citation.rule), v.offender, index, v.remedy)
+        if game is not None:
+            game.infractions.append(rec)
+        else:
+            self._pre_game.append(rec)
 
     def _dispatch(self, event: Event) -> Verdict:
         if isinstance(event, PositionObserved) and event.position.problems():
             return self._check(event, "the board reading is impossible: " + "; ".join(event.position.problems()))
         if isinstance(event, GameSetUp):
             return self._setup(event)
+        if isinstance(event, SetupCorrected):
+            return self._setup_corrected(event)
         if self.phase is Phase.MATCH_OVER:
             return self._check(event, "the match is over")
         if isinstance(event, OpeningDieThrown):
@@ -331,15 +367,19 @@ class BoardMachine:
     # ------------------------------------------------------------------ set-up and opening
     def _setup(self, event: GameSetUp) -> Verdict:
         if self.phase not in (Phase.SETUP, Phase.GAME_OVER, Phase.MATCH_OVER):
+            if self.setup_fault is not None:
+                return self._setup_corrected(SetupCorrected(event.position, event.t))
             return self._check(event, "a new set-up while a game is in progress: is this game abandoned?")
         if self.phase is Phase.MATCH_OVER or self.match.over:
             return self._check(event, "the match is already over")
         if self.phase is Phase.GAME_OVER:
             self._close_game()
+            self.phase = Phase.SETUP
         initial = Position.initial()
         if _board(event.position) != _board(initial):
             pts = changed_points(event.position, initial)
             void = self.rules.setup_error is SetupError.GAME_VOID
+            self.wrong_setup = event.position.with_turn(Side.WHITE)
             return self._infraction(
                 event,
                 Infraction.WRONG_SETUP,
@@ -351,22 +391,122 @@ class BoardMachine:
                 f"set-up differs from the standard one on points {list(pts)}: {event.position.text()}",
                 points=tuple(p for p in pts if 1 <= p <= 24),
             )
-        self.position = initial
-        self.turn_start = initial
+        self.wrong_setup = None
+        game = self._begin_game(initial)
+        note = " (Crawford game: no doubling)" if game.crawford else ""
+        return self._ok(event, f"game {game.number} set up at {self.match.score[0]}-{self.match.score[1]}{note}")
+
+    def _begin_game(self, start: Position) -> _Game:
+        """A new game from ``start`` (the standard set-up, or a wrong one the players went on with)."""
+        self.position = start
+        self.turn_start = start
         self.phase = Phase.OPENING
         self.opening = {}
         self.cube = Cube()
         self.on_roll = None
         self.pending = None
         self.premature = None
+        self.premature_double = None
+        self.premature_answer = None
         self.restore_to = None
         self.plays_completed = 0
+        self.setup_fault = None if _board(start) == _board(Position.initial()) else start
         crawford = self.match.crawford_next and self.rules.crawford
-        self._game = _Game(len(self.games) + 1, self.match.score, crawford)
-        note = " (Crawford game: no doubling)" if crawford else ""
-        return self._ok(event, f"game {self._game.number} set up at {self.match.score[0]}-{self.match.score[1]}{note}")
+        self._game = _Game(len(self.games) + 1, self.match.score, crawford, start=start)
+        self._game.infractions.extend(self._pre_game)
+        self._pre_game = []
+        return self._game
+
+    def _setup_delta(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Per side, the checkers each point lacks (positive) or has too many of, against the standard set-up."""
+        assert self.setup_fault is not None
+        initial = Position.initial()
+        return (
+            tuple(a - b for a, b in zip(initial.white, self.setup_fault.white, strict=True)),
+            tuple(a - b for a, b in zip(initial.black, self.setup_fault.black, strict=True)),
+        )
+
+    def _corrected(self, p: Position) -> Position | None:
+        """``p`` with the set-up error put right; None when the checkers it needs are no longer there."""
+        dw, db = self._setup_delta()
+        white = tuple(a + d for a, d in zip(p.white, dw, strict=True))
+        black = tuple(a + d for a, d in zip(p.black, db, strict=True))
+        if min(white) < 0 or min(black) < 0:
+            return None
+        return Position(white, black, p.turn)
+
+    def _setup_corrected(self, event: SetupCorrected) -> Verdict:
+        """A wrong set-up noticed late: void (1931), corrected before the second play is complete, or it stands."""
+        if self.setup_fault is None or self._game is None or self.phase in (Phase.SETUP, Phase.GAME_OVER):
+            if self.phase is Phase.SETUP:
+                return self._setup(GameSetUp(event.position, event.t))
+            return self._check(event, "a set-up correction, but this game did not begin from a wrong set-up")
+        fault = self.setup_fault
+        pts = tuple(p for p in changed_points(fault, Position.initial()) if 1 <= p <= 24)
+        done = self.plays_completed
+        if self.rules.setup_error is SetupError.GAME_VOID:
+            v = self._infraction(
+                event, Infraction.WRONG_SETUP, None, Remedy.GAME_VOID,
+                "This game was begun from a wrong set-up: it is void. Set up again; the score stays as it was.",
+                "Wrong set-up found: the game is void", f"game void: begun from {fault.text()} ({done} plays made)",
+                points=pts, cite="setup-late",
+            )
+            self._void_game()
+            if _board(event.position) == _board(Position.initial()):
+                self._begin_game(Position.initial())
+            return v
+        if done >= 2:
+            self.setup_fault = None
+            if _board(event.position) != _board(self.position) and self.phase in (Phase.TURN, Phase.OPENING):
+                self.restore_to = self.position
+                self.position = event.position.with_turn(self.position.turn)
+            return self._infraction(
+                event, Infraction.WRONG_SETUP, None, Remedy.SETUP_STANDS,
+                "The set-up error was noticed after the second play was complete: the position stands. "
+                "Put the checkers back as they were and play on.",
+                "Too late to correct the set-up: play on", f"set-up error noticed after {done} plays: it stands",
+                points=pts, cite="setup-late",
+            )
+        fixed = self._corrected(self.position)
+        if fixed is None or _board(fixed) != _board(event.position):
+            want = "" if fixed is None else f" ({fixed.text()})"
+            return self._check(event, f"the corrected board is not the standard set-up with this game's plays{want}")
+        start_fixed = self._corrected(self.turn_start)
+        self.position = fixed
+        if start_fixed is not None:
+            self.turn_start = start_fixed
+        if self.phase is Phase.PLAY and self.dice is not None:
+            self.plays = cached_legal_plays(self.turn_start, self.dice, self.rules.highest_first_in_bearoff)
+        self.setup_fault = None
+        return Verdict(
+            VerdictKind.OK, event, code=Infraction.WRONG_SETUP, citation=self.rules.cite("setup-late"),
+            remedy=Remedy.CORRECT_SETUP, ask="Set-up corrected: play on.",
+            players=PlayersView("Set-up corrected", points=pts),
+            director=f"set-up corrected after {done} play(s); was {fault.text()}",
+        )
+
+    def _void_game(self) -> None:
+        """The game in progress is void: no result, the score stays, the next game is set up afresh."""
+        assert self._game is not None
+        self._game.result = None
+        self.games.append(self._game_record(self._game))
+        self._game = None
+        self.phase = Phase.SETUP
+        self.setup_fault = None
+        self.pending = None
+        self.premature = None
+        self.premature_double = None
+        self.premature_answer = None
+        self.restore_to = None
+        self.on_roll = None
+        self.position = Position.initial()
+        self.turn_start = self.position
 
     def _opening(self, event: OpeningDieThrown) -> Verdict:
+        if self.phase is Phase.SETUP and self.wrong_setup is not None and not self.match.over:
+            # the players go on from the wrong set-up: the game is begun; the code says what a late notice does
+            self._begin_game(self.wrong_setup)
+            self.wrong_setup = None
         if self.phase is not Phase.OPENING:
             return self._infraction(
                 event, Infraction.THROW_OUT_OF_TURN, event.player, Remedy.THROW_VOID,
@@ -546,7 +686,11 @@ class BoardMachine:
             return self._ok(event, "checkers moving")
         if self.phase is Phase.GAME_OVER:
             return self._ok(event, "board cleared after the game")
-        if self.phase is Phase.TURN and self.pending is not None:
+        if self.phase in (Phase.TURN, Phase.OPENING) and self.setup_fault is not None:
+            fixed = self._corrected(self.position)
+            if fixed is not None and _board(fixed) == _board(seen):
+                return self._setup_corrected(SetupCorrected(seen, event.t))
+        if self.phase in (Phase.TURN, Phase.CUBE) and self.pending is not None:
             pend = self.pending
             if seen in pend.plays:
                 play = pend.plays.find(seen)
@@ -606,7 +750,7 @@ class BoardMachine:
                 kind, pts = game_points(play.after, p, self.cube, self.rules, match_length=self.match.length)
                 self._end_game(p, pts, kind)
                 return self._ok(event, f"{self._name(p).lower()} played {dice}: {play.notation()} and wins {pts} ({kind.value})")
-            note = self._take_premature()
+            note = self._take_premature_double() + self._take_premature()
             return self._ok(event, f"{self._name(p).lower()} played {dice}: {play.notation() or '(no play)'}{note}")
         partial = _board(seen) in partial_afters(plays)
         code = Infraction.INCOMPLETE_PLAY if partial else Infraction.ILLEGAL_PLAY
@@ -617,20 +761,23 @@ class BoardMachine:
             + (f"; nearest legal: {', '.join(x.notation() for x in j.nearest[:3])}" if j.nearest else "")
         )
         self._game.actions.append(Move(p, dice.as_tuple(), diff_notation(self.turn_start, seen, p)))
-        self.pending = _Pending(p, self.turn_start, dice, plays, code, len(self._game.actions) - 1)
+        pend = _Pending(p, self.turn_start, dice, plays, code, len(self._game.actions) - 1)
+        self.pending = pend
         self.phase = Phase.TURN
         self.on_roll = p.opponent
         self.turn_start = seen.with_turn(p.opponent)
         self.position = self.turn_start
+        self.plays_completed += 1
+        self._take_premature_double()
         self._take_premature()
-        marked = tuple(x for x in changed_points(self.pending.before, seen) if 1 <= x <= 24)
+        marked = tuple(x for x in changed_points(pend.before, seen) if 1 <= x <= 24)
         other = self._name(p.opponent)
         if code is Infraction.INCOMPLETE_PLAY and self.rules.incomplete_play is IncompletePlay.COMPEL_OR_FORGO:
             return self._infraction(
                 event, code, p, Remedy.COMPEL_OR_FORGO,
                 f"{other}: {self._name(p)} lifted his dice before playing all he could; "
                 "you may make him finish the play, or let it stand.",
-                "Dice lifted too early: not all dice were played", director, dice=(0, 1),
+                "Dice lifted too early: not all dice were played", director, dice=(0, 1), at=pend.move_index,
             )
         if self.rules.illegal_play is IllegalPlay.MUST_CORRECT:
             remedy, ask = Remedy.MUST_CORRECT, f"{self._name(p)}: correct your play before {other} throws or doubles."
@@ -638,7 +785,9 @@ class BoardMachine:
             remedy = Remedy.CORRECT_OR_STANDS
             ask = f"{other}: you may require {self._name(p)} to correct the play before you throw; after that it stands."
         text = "Play incomplete: not all dice were played" if partial else "Illegal play: check the marked points"
-        return self._infraction(event, code, p, remedy, ask, text, director, points=marked, dice=(0, 1) if partial else ())
+        return self._infraction(
+            event, code, p, remedy, ask, text, director, points=marked, dice=(0, 1) if partial else (), at=pend.move_index
+        )
 
     def _take_premature(self) -> str:
         """After a turn ends, an early throw that stands becomes the next throw."""
@@ -669,12 +818,28 @@ class BoardMachine:
                 f"{self._name(p)}: a double comes before the throw; put the cube back and play.",
                 "Double after throwing: put the cube back", cube=True,
             )
+        if self.phase is Phase.PLAY and p is not self.on_roll:
+            return self._premature_double(event)
         if self.phase is not Phase.TURN or p is not self.on_roll:
             return self._infraction(
                 event, Infraction.DOUBLE_NOT_ALLOWED, p, Remedy.CUBE_RESTORED,
                 f"{self._name(p)}: you may double only at your own turn, before throwing; put the cube back.",
                 "Double not allowed now: put the cube back", cube=True,
             )
+        fault = self._double_fault(event)
+        if fault is not None:
+            return fault
+        note = self._settle_pending("the opponent doubled")
+        assert self._game is not None
+        self._game.actions.append(Double(p, event.value))
+        self.offer_from = p
+        self.phase = Phase.CUBE
+        return self._ok(event, f"{self._name(p).lower()} doubles to {event.value}{note}",
+                        ask=f"{self._name(p.opponent)}: take or pass?")
+
+    def _double_fault(self, event: CubeOffered) -> Verdict | None:
+        """The infraction of a double that the cube does not allow (its owner, Crawford, its value), else None."""
+        p = event.player
         if not self.rules.doubling:
             return self._infraction(
                 event, Infraction.DOUBLE_NOT_ALLOWED, p, Remedy.CUBE_RESTORED,
@@ -700,15 +865,61 @@ class BoardMachine:
                 f"{self._name(p)}: the cube must be turned to {self.cube.next_value}, not {event.value}.",
                 f"Cube turned to the wrong value: it must show {self.cube.next_value}", cube=True,
             )
-        note = self._settle_pending("the opponent doubled")
-        assert self._game is not None
-        self._game.actions.append(Double(p, event.value))
-        self.offer_from = p
+        return None
+
+    def _premature_double(self, event: CubeOffered) -> Verdict:
+        """A double offered while the opponent is still playing: void, or it stands if otherwise valid (4.6)."""
+        p = event.player
+        other = self._name(self.on_roll)
+        if self.rules.premature_double is PrematureDouble.VOID:
+            return self._infraction(
+                event, Infraction.PREMATURE_DOUBLE, p, Remedy.CUBE_RESTORED,
+                f"{self._name(p)}: you may double only at your own turn, before throwing, and {other} "
+                "has not finished; put the cube back.",
+                "Early double: it does not count", cube=True,
+            )
+        if self.premature is not None and self.premature[0] is p:
+            return self._infraction(
+                event, Infraction.DOUBLE_AFTER_THROW, p, Remedy.CUBE_RESTORED,
+                f"{self._name(p)}: you have already thrown (early); a double comes before the throw. Put the cube back.",
+                "Double after throwing: put the cube back", cube=True,
+            )
+        if self.premature_double is not None:
+            return self._check(event, "a double is already waiting for the end of this turn")
+        fault = self._double_fault(event)
+        if fault is not None:
+            return fault
+        self.premature_double = (p, event.value)
+        return self._infraction(
+            event, Infraction.PREMATURE_DOUBLE, p, Remedy.DOUBLE_STANDS,
+            f"{other}: finish your play knowing of {self._name(p)}'s double; then take or pass.",
+            "Early double: it stands", f"premature double to {event.value} by {self._name(p).lower()} stands",
+            cube=True,
+        )
+
+    def _take_premature_double(self) -> str:
+        """After a turn ends, an early double that stands is offered (and answered, if it already was)."""
+        if self.premature_double is None or self.phase is not Phase.TURN or self._game is None:
+            return ""
+        doubler, value = self.premature_double
+        answer = self.premature_answer
+        self.premature_double = None
+        self.premature_answer = None
+        if doubler is not self.on_roll:
+            return ""
+        self._game.actions.append(Double(doubler, value))
+        self.offer_from = doubler
         self.phase = Phase.CUBE
-        return self._ok(event, f"{self._name(p).lower()} doubles to {event.value}{note}",
-                        ask=f"{self._name(p.opponent)}: take or pass?")
+        if answer:
+            self.cube = self.cube.take(doubler.opponent)
+            self._game.actions.append(Take(doubler.opponent))
+            self.phase = Phase.TURN
+            return f"; {self._name(doubler).lower()}'s early double to {value} is taken"
+        return f"; {self._name(doubler).lower()}'s early double to {value} now waits for an answer"
 
     def _answer(self, event: CubeTaken | CubeDropped | CubeBeavered) -> Verdict:
+        if self.phase is Phase.PLAY and self.premature_double is not None and event.player is self.on_roll:
+            return self._early_answer(event)
         if self.phase is not Phase.CUBE or self.offer_from is None:
             return self._check(event, "no double is waiting for an answer")
         doubler = self.offer_from
@@ -720,7 +931,8 @@ class BoardMachine:
             self.cube = self.cube.take(p)
             self._game.actions.append(Take(p))
             self.phase = Phase.TURN
-            return self._ok(event, f"{self._name(p).lower()} takes at {self.cube.value}")
+            note = self._take_premature()
+            return self._ok(event, f"{self._name(p).lower()} takes at {self.cube.value}{note}")
         if isinstance(event, CubeDropped):
             self._game.actions.append(Drop(p))
             self._end_game(doubler, self.cube.value, ResultKind.DROP)
@@ -741,6 +953,23 @@ class BoardMachine:
         self._game.actions.append(Take(p, beaver=True))
         self.phase = Phase.TURN
         return self._ok(event, f"{self._name(p).lower()} beavers: cube at {self.cube.value}, his")
+
+    def _early_answer(self, event: CubeTaken | CubeDropped | CubeBeavered) -> Verdict:
+        """The player still playing answers an early double that stands (4.6: with foreknowledge of it)."""
+        assert self.premature_double is not None and self._game is not None and self.on_roll is not None
+        doubler, value = self.premature_double
+        p = event.player
+        if isinstance(event, CubeTaken):
+            self.premature_answer = True
+            return self._ok(event, f"{self._name(p).lower()} takes the early double to {value}; it counts when his turn ends")
+        if isinstance(event, CubeDropped):
+            # a pass concedes the game at once: the play in progress does not matter
+            self.premature_double = None
+            self._game.actions.append(Double(doubler, value))
+            self._game.actions.append(Drop(p))
+            self._end_game(doubler, self.cube.value, ResultKind.DROP)
+            return self._ok(event, f"{self._name(p).lower()} passes the early double: {self._name(doubler).lower()} wins {self.cube.value}")
+        return self._check(event, "a beaver is given after the turn is over, when the double is answered")
 
     # ------------------------------------------------------------------ resignation and results
     def _resign(self, event: ResignationOffered | ResignationAccepted | ResignationRejected) -> Verdict:
@@ -774,6 +1003,9 @@ class BoardMachine:
         self.phase = Phase.GAME_OVER
         self.pending = None
         self.premature = None
+        self.premature_double = None
+        self.premature_answer = None
+        self.setup_fault = None
 
     def _close_game(self) -> None:
         if self._game is not None:
@@ -781,7 +1013,8 @@ class BoardMachine:
             self._game = None
 
     def _game_record(self, g: _Game) -> GameRecord:
-        return GameRecord(g.number, g.score, tuple(g.actions), g.result, g.crawford)
+        return GameRecord(g.number, g.score, tuple(g.actions), g.result, g.crawford, g.start,
+                          infractions=tuple(g.infractions))
 
     def _result(self, event: ResultClaimed) -> Verdict:
         if self.phase is not Phase.GAME_OVER or self._game is None or self._game.result is None:

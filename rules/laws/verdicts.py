@@ -34,6 +34,7 @@ class Infraction(Enum):
     DICE_NOT_TOGETHER = "dice-not-together"
     DICE_TOUCHED = "dice-touched"
     PREMATURE_THROW = "premature-throw"
+    PREMATURE_DOUBLE = "premature-double"  # a double offered before the opponent's turn ended
     THROW_OUT_OF_TURN = "throw-out-of-turn"
     INCOMPLETE_PLAY = "incomplete-play"
     ILLEGAL_PLAY = "illegal-play"
@@ -66,6 +67,8 @@ class Remedy(Enum):
     CORRECT_SETUP = "correct the set-up; the game goes on"
     CORRECT_RESULT = "correct the result"
     GAME_CONTINUES = "game continues"
+    DOUBLE_STANDS = "the double stands; it is answered when the turn is over"
+    SETUP_STANDS = "too late to correct: the position stands; the game goes on"
 
 
 @dataclass(frozen=True, slots=True)

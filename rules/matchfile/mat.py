@@ -21,6 +21,7 @@ plays and gnubg's canonical notation.  The writer writes what ``gnubg`` itself e
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -33,6 +34,7 @@ from rules.record import (
     Drop,
     GameRecord,
     GameResult,
+    InfractionRecord,
     MatchRecord,
     Move,
     Resign,
@@ -50,6 +52,8 @@ _DICE: Final = re.compile(r"^(?P<d1>[1-6])(?P<d2>[1-6]):(?P<rest>\S*)$")
 _PLAY_TOKEN: Final = re.compile(r"^(?:[^:\s]*/[^:\s]*|\(\d\)|\*|\?+)$")
 _STRAY_NUMBER: Final = re.compile(r"^\d+\)$")
 _INT: Final = re.compile(r"^\d+$")
+_INFRACTION_TAG: Final = "Infraction"
+_INFRACTION_VALUE: Final = re.compile(r"^game (?P<n>\d+): (?P<note>.*)$")
 
 # Column of a "Wins" cell so far right that it belongs to neither column (Galaxy quirk).
 _FAR_RIGHT_MARGIN: Final = 24
@@ -166,6 +170,7 @@ def parse_mat(text: str, source: str = "<mat>", issues: list[Issue] | None = Non
     """
     found: list[Issue] = issues if issues is not None else []
     meta: list[tuple[str, str]] = []
+    meta_lines: list[int] = []
     length: int | None = None
     players: tuple[str, str] | None = None
     games: list[GameRecord] = []
@@ -188,6 +193,7 @@ def parse_mat(text: str, source: str = "<mat>", issues: list[Issue] | None = Non
             m = _HEADER.match(line)
             if m:
                 meta.append((m.group("key").strip(), m.group("value")))
+                meta_lines.append(lineno)
                 continue
             if line.lstrip().startswith(";"):
                 continue
@@ -243,8 +249,35 @@ def parse_mat(text: str, source: str = "<mat>", issues: list[Issue] | None = Non
         raise MatchFileError(source, 0, "no 'N point match' line: not a gnubg/Jellyfish match file")
     if players is None:
         players = ("", "")
+    games, meta = _attach_infractions(games, meta, source, meta_lines)
     record = MatchRecord(players, length, tuple(games), tuple(meta))
     return mark_crawford(record)
+
+
+def _attach_infractions(
+    games: list[GameRecord], meta: list[tuple[str, str]], source: str, lines: list[int]
+) -> tuple[list[GameRecord], list[tuple[str, str]]]:
+    """Move the ``; [Infraction "game N: ..."]`` header tags into their games' records."""
+    notes: dict[int, list[InfractionRecord]] = {}
+    kept: list[tuple[str, str]] = []
+    for (key, value), lineno in zip(meta, lines, strict=True):
+        if key != _INFRACTION_TAG:
+            kept.append((key, value))
+            continue
+        m = _INFRACTION_VALUE.match(value)
+        if not m:
+            raise MatchFileError(source, lineno, f"cannot read the infraction tag {value!r} (expected 'game N: bgref infraction: ...')")
+        try:
+            note = InfractionRecord.parse(m.group("note"), lineno)
+        except ValueError as exc:
+            raise MatchFileError(source, lineno, str(exc)) from None
+        notes.setdefault(int(m.group("n")), []).append(note)
+    numbers = {g.number for g in games}
+    for n, found in notes.items():
+        if n not in numbers:
+            raise MatchFileError(source, found[0].line, f"an infraction of game {n}, which the file does not have")
+    out = [dataclasses.replace(g, infractions=g.infractions + tuple(notes.get(g.number, ()))) for g in games]
+    return out, kept
 
 
 def mark_crawford(record: MatchRecord) -> MatchRecord:
@@ -256,8 +289,8 @@ def mark_crawford(record: MatchRecord) -> MatchRecord:
     for g in record.games:
         at = record.length - 1 in g.score
         crawford = at and not seen
-        seen = seen or at
-        out.append(GameRecord(g.number, g.score, g.actions, g.result, crawford, g.start, g.line))
+        seen = seen or (at and not g.voided)  # a void Crawford game is played again as the Crawford game
+        out.append(dataclasses.replace(g, crawford=crawford))
     return MatchRecord(record.players, record.length, tuple(out), record.meta)
 
 
@@ -344,9 +377,13 @@ def format_mat(record: MatchRecord, plays: dict[tuple[int, int], str]) -> str:
     out: list[str] = []
     for key, value in record.meta:
         out.append(f'; [{key} "{value}"]')
-    if record.meta:
+    # gnubg keeps unknown header tags as the match's comment: one tag per infraction
+    for game in record.games:
+        for note in game.infractions:
+            out.append(f'; [{_INFRACTION_TAG} "game {game.number}: {note.text()}"]')
+    if out:
         out.append("")
-    out.append(f" {record.length} point match" if record.length else " Money session")
+    out.append(f" {record.length} point match")  # gnubg writes money play as " 0 point match" and reads nothing else
     out.append("")
     for gi, game in enumerate(record.games):
         out.append(f" Game {game.number}")

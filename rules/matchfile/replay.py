@@ -201,7 +201,9 @@ def _replay_game(
         elif isinstance(action, Resign) and action.accepted:
             st.winner, st.kind, st.points = action.player.opponent, ResultKind.RESIGN, action.level * st.cube
     result = _settle_result(record, game, st, actions, stopped, issue)
-    canon = GameRecord(game.number, game.score, tuple(actions), result, game.crawford, game.start, game.line)
+    canon = GameRecord(
+        game.number, game.score, tuple(actions), result, game.crawford, game.start, game.line, game.infractions
+    )
     return canon, checked
 
 
@@ -232,6 +234,8 @@ def _settle_result(
     if stopped:
         return recorded
     if st.winner is None:
+        if recorded is None and game.voided:
+            return None  # the referee declared the game void (a wrong set-up found late under 1931)
         if recorded is None:
             last = game.number == record.games[-1].number
             issue(

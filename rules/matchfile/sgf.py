@@ -31,6 +31,7 @@ from rules.record import (
     Drop,
     GameRecord,
     GameResult,
+    InfractionRecord,
     MatchRecord,
     Move,
     Resign,
@@ -221,12 +222,28 @@ def parse_sgf(text: str, source: str = "<sgf>", issues: list[Issue] | None = Non
     return mark_crawford(MatchRecord(players, length, tuple(games), tuple(meta)))
 
 
+def _notes(node: _Node, source: str) -> list[InfractionRecord]:
+    """The infraction notes in a node's comment (``C[bgref infraction: ...]``, one per line)."""
+    out: list[InfractionRecord] = []
+    for comment in node.get("C") or ():
+        for text in comment.splitlines():
+            if InfractionRecord.is_note(text):
+                try:
+                    out.append(InfractionRecord.parse(text, node.line))
+                except ValueError as exc:
+                    raise MatchFileError(source, node.line, str(exc)) from None
+    return out
+
+
 def _read_game(nodes: list[_Node], number: int, score: tuple[int, int], source: str) -> GameRecord:
     root = nodes[0]
     actions: list[Action] = []
     cube, pending = 1, 0
+    pending_from: Side | None = None
     resign_points = 0
+    notes: list[InfractionRecord] = _notes(root, source)
     for node in nodes[1:]:
+        notes.extend(_notes(node, source))
         # PL[..]DI[..] alone is a roll with no play after it (gnubg writes one after the
         # game ended, as the .mat has "33: ????"): nothing to record.
         for key in ("AE", "AW", "AB", "CV", "CP"):
@@ -238,16 +255,23 @@ def _read_game(nodes: list[_Node], number: int, score: tuple[int, int], source: 
                 continue
             value = values[0].strip()
             low = value.lower()
-            if low == "double":
-                pending = cube * 2
+            if low == "double" and pending and pending_from is player.opponent:
+                # gnubg writes a beaver as the taker's "double" while the double is pending
+                cube, pending, pending_from = pending * 2, 0, None
+                actions.append(Take(player, True, node.line))
+            elif low == "double":
+                pending, pending_from = cube * 2, player
                 actions.append(Double(player, pending, node.line))
             elif low in ("take", "beaver"):
                 beaver = low == "beaver"
+                last = actions[-1] if actions else None
+                if not pending and isinstance(last, Take) and last.beaver and last.player is player.opponent:
+                    continue  # gnubg's import of a .mat beaver adds the doubler's "take" of it: already counted
                 cube = pending * (2 if beaver else 1) if pending else cube
-                pending = 0
+                pending, pending_from = 0, None
                 actions.append(Take(player, beaver, node.line))
             elif low == "drop":
-                pending = 0
+                pending, pending_from = 0, None
                 actions.append(Drop(player, node.line))
             elif low.startswith("resign"):
                 _, _, pts = low.partition(":")
@@ -291,7 +315,7 @@ def _read_game(nodes: list[_Node], number: int, score: tuple[int, int], source: 
             ratio, rem = divmod(points, cube)
             kind = ResultKind.SINGLE if rem else {2: ResultKind.GAMMON, 3: ResultKind.BACKGAMMON}.get(ratio, ResultKind.SINGLE)
         result = GameResult(winner, points, kind)
-    return GameRecord(number, score, tuple(actions), result, False, line=root.line)
+    return GameRecord(number, score, tuple(actions), result, False, line=root.line, infractions=tuple(notes))
 
 
 # ---------------------------------------------------------------------------- writing
@@ -299,6 +323,11 @@ def _read_game(nodes: list[_Node], number: int, score: tuple[int, int], source: 
 
 def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("]", "\\]")
+
+
+def _comment(comments: dict[int, list[str]], index: int) -> str:
+    """``C[...]`` holding the notes for the node of action ``index`` (-1: the root), or nothing."""
+    return f"C[{_escape(chr(10).join(comments[index]))}]" if index in comments else ""
 
 
 def format_sgf(record: MatchRecord, plays: dict[tuple[int, int], Play], application: str = "bgref") -> str:
@@ -329,7 +358,14 @@ def format_sgf(record: MatchRecord, plays: dict[tuple[int, int], Play], applicat
             r = game.result
             resigned = "R" if r.kind in (ResultKind.RESIGN, ResultKind.FORFEIT) else ""
             head.append(f"RE[{r.winner.letter}+{r.points}{resigned}]")
-        out.append("".join(head))
+        # Infractions go in C[...] on the node of the action they concern (gnubg keeps comments
+        # on move nodes, not on the root); those after the last written node go on that node.
+        nodes = [ai for ai, a in enumerate(game.actions) if not isinstance(a, Resign)]
+        comments: dict[int, list[str]] = {}
+        for note in game.infractions:
+            target = next((ai for ai in nodes if ai >= note.action), nodes[-1] if nodes else -1)
+            comments.setdefault(target, []).append(note.text())
+        out.append("".join(head) + _comment(comments, -1))
         for ai, action in enumerate(game.actions):
             if isinstance(action, Move):
                 play = plays[(gi, ai)]
@@ -338,9 +374,12 @@ def format_sgf(record: MatchRecord, plays: dict[tuple[int, int], Play], applicat
             elif isinstance(action, Double):
                 out.append(f";{action.player.letter}[double]")
             elif isinstance(action, Take):
-                out.append(f";{action.player.letter}[{'beaver' if action.beaver else 'take'}]")
+                # gnubg writes a beaver as the taker's own "double" of the pending cube
+                out.append(f";{action.player.letter}[{'double' if action.beaver else 'take'}]")
             elif isinstance(action, Drop):
                 out.append(f";{action.player.letter}[drop]")
-            # A resignation is the R of RE[...], as gnubg writes it.
+            else:
+                continue  # A resignation is the R of RE[...], as gnubg writes it.
+            out[-1] += _comment(comments, ai)
         out[-1] += ")"
     return "\n".join(out) + "\n"

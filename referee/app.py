@@ -120,7 +120,7 @@ def open_frames(spec: str, *, live: bool) -> Iterable[Any]:
     except ImportError as exc:  # pragma: no cover - the camera module lands with the renderer
         raise ValueError(f"cannot open {spec!r}: the camera module (vision.camera) is not available") from exc
     src = int(spec) if spec.isdigit() else spec
-    return open_source(src)  # type: ignore[no-any-return]
+    return open_source(src)
 
 
 def make_reader(spec: str, profile: str | None, oracle: bool) -> Callable[[Any], BoardObservation]:

@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from referee.loop import run_loop
 from referee.session import Session, SessionInfo
@@ -105,7 +105,7 @@ def latency(turns: int = 24, seed: int = 7) -> dict[str, Any]:
 
     emu.core.emit = stamp
     port = emu.in_process()
-    dev = Device(lambda: port).open()
+    dev = Device(lambda: cast(Any, port)).open()
     try:
         dev.wait_connected(5.0)
         session = Session.start(SessionInfo(), None, device=dev)
@@ -150,7 +150,7 @@ def replay_fps(frames: int = 150, width: int = 1920, height: int = 1080) -> dict
     rng = np.random.default_rng(0)
     with tempfile.TemporaryDirectory() as tmp:
         video = os.path.join(tmp, "replay.mp4")
-        out = cv2.VideoWriter(video, cv2.VideoWriter_fourcc(*"mp4v"), 30.0, (width, height))
+        out = cv2.VideoWriter(video, cv2.VideoWriter.fourcc(*"mp4v"), 30.0, (width, height))
         for i in range(frames):
             img = base.copy()
             if (i // 20) % 3 == 0:  # a hand passing now and then: the gate sees motion

@@ -30,7 +30,7 @@ from referee.signals import check_signal, signal_for
 from referee.tracker import Emitted, Tracker, TrackerConfig, TrackerState
 from referee.tracker import Phase as TPhase
 from rules.laws.codes import RuleSet, resolve
-from rules.laws.events import DiceThrown, GameSetUp
+from rules.laws.events import CubeOffered, DiceThrown, GameSetUp
 from rules.laws.machine import BoardMachine, Phase
 from rules.laws.verdicts import Verdict, VerdictKind
 from rules.position import Side
@@ -54,7 +54,11 @@ class SessionInfo:
     laws: str = "modern"
     source: str = ""
     profile: str = ""
-    home_on_right: bool = True
+    home_on_right: bool = True  # WHITE's home board lies to WHITE's right ("light on the right")
+    white_seat: str = "near"  # the long side WHITE sits at, as the calibration names it (near/far)
+
+    def tracker_config(self) -> TrackerConfig:
+        return TrackerConfig.for_seating(self.white_seat)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -66,6 +70,7 @@ class SessionInfo:
             "source": self.source,
             "profile": self.profile,
             "home_on_right": self.home_on_right,
+            "white_seat": self.white_seat,
         }
 
     @classmethod
@@ -73,7 +78,8 @@ class SessionInfo:
         try:
             a, b = d["players"]
             return cls((str(a), str(b)), int(d["match_length"]), str(d["laws"]), str(d.get("source", "")),
-                       str(d.get("profile", "")), bool(d.get("home_on_right", True)))
+                       str(d.get("profile", "")), bool(d.get("home_on_right", True)),
+                       str(d.get("white_seat", "near")))
         except (KeyError, TypeError, ValueError) as exc:
             raise JournalError(f"the journal's session record is incomplete: {d!r} ({exc})") from exc
 
@@ -132,7 +138,8 @@ class Session:
         if journal_path is not None:
             journal = Journal.open(journal_path)
             journal.append("session", info.to_json())
-        return cls(info, rules, machine, Tracker(tracker_config), journal, device=device, evidence=evidence)
+        return cls(info, rules, machine, Tracker(tracker_config or info.tracker_config()), journal, device=device,
+                   evidence=evidence)
 
     @classmethod
     def resume(cls, journal_path: str | Path, *, device: SignalSink | None = None,
@@ -156,7 +163,8 @@ class Session:
                                        f"the journal says {item['verdict']['kind']!r} (laws changed since?)")
             state = TrackerState.from_json(rec.data["tracker"])
         journal = Journal.open(journal_path, resume=True)
-        s = cls(info, rules, machine, Tracker(tracker_config, state), journal, device=device, evidence=evidence)
+        s = cls(info, rules, machine, Tracker(tracker_config or info.tracker_config(), state), journal,
+                device=device, evidence=evidence)
         s.stats.infractions = infractions
         journal.append("resume", {"after_seq": state.seq, "torn_tail": contents.torn_tail,
                                   "snapshot": s.snapshot()})
@@ -198,6 +206,9 @@ class Session:
         items = []
         for e in emitted:
             v = self.machine.feed(e.event)
+            cube = self.machine.cube
+            self.tracker.set_cube_law(cube.shown, "middle" if cube.owner is None else cube.owner.name.lower(),
+                                      void_offer=isinstance(e.event, CubeOffered) and v.kind is not VerdictKind.OK)
             j = Judged(e, v, self.tracker.state.game, self._move_of(e))
             out.append(j)
             items.append({"event": encode_event(e.event), "verdict": encode_verdict(v), "points": list(e.points),

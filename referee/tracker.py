@@ -79,6 +79,13 @@ class TrackerConfig:
     # the NEAR seat's right-hand table is Area.RIGHT_TABLE (vision.geometry's convention).
     white_right_table: Area = Area.RIGHT_TABLE
 
+    @classmethod
+    def for_seating(cls, white_seat: str, **kw: Any) -> TrackerConfig:
+        """Config for WHITE sitting at the ``"near"`` or ``"far"`` long side (vision.geometry.Seating)."""
+        if white_seat not in ("near", "far"):
+            raise ValueError(f"white's seat must be 'near' or 'far', got {white_seat!r}")
+        return cls(white_right_table=Area.RIGHT_TABLE if white_seat == "near" else Area.LEFT_TABLE, **kw)
+
 
 class Phase(Enum):
     SETUP = "setup"  # waiting for the checkers to be set up
@@ -130,6 +137,9 @@ class TrackerState:
     dice: tuple[int, int] | None = None
     dice_xy: tuple[tuple[float, float], ...] = ()  # where the mover's dice lie
     other_xy: tuple[tuple[float, float], ...] = ()  # other dice on the board (void or premature)
+    stale_xy: tuple[tuple[float, float], ...] = ()  # dice left lying after a turn (not a new throw)
+    early: bool = False  # the mover's dice are an early (premature) throw, not yet played with
+    cube_law: tuple[int, str] = (64, "middle")  # the cube as the laws have it (face shown, where)
     opening: tuple[tuple[str, int, float, float], ...] = ()  # (side letter, face, x, y) of opening dice
     cube_face: int | None = 64
     cube_where: str = CubePosition.MIDDLE.value
@@ -152,6 +162,9 @@ class TrackerState:
             "dice": None if self.dice is None else list(self.dice),
             "dice_xy": [list(p) for p in self.dice_xy],
             "other_xy": [list(p) for p in self.other_xy],
+            "stale_xy": [list(p) for p in self.stale_xy],
+            "early": self.early,
+            "cube_law": list(self.cube_law),
             "opening": [list(o) for o in self.opening],
             "cube_face": self.cube_face,
             "cube_where": self.cube_where,
@@ -177,6 +190,9 @@ class TrackerState:
                 dice=None if d["dice"] is None else (int(d["dice"][0]), int(d["dice"][1])),
                 dice_xy=tuple((float(x), float(y)) for x, y in d["dice_xy"]),
                 other_xy=tuple((float(x), float(y)) for x, y in d["other_xy"]),
+                stale_xy=tuple((float(x), float(y)) for x, y in d.get("stale_xy", ())),
+                early=bool(d.get("early", False)),
+                cube_law=(int(d.get("cube_law", (64, "middle"))[0]), str(d.get("cube_law", (64, "middle"))[1])),
                 opening=tuple((str(s), int(f), float(x), float(y)) for s, f, x, y in d["opening"]),
                 cube_face=d["cube_face"],
                 cube_where=str(d["cube_where"]),
@@ -367,6 +383,8 @@ class Tracker:
     def _rest(self, d: SeenDie, thrower: Side) -> Rest:
         if d.on_die:
             return Rest.ON_DIE
+        if not d.flat and d.area == Area.RAIL.value:
+            return Rest.RIGHT_TABLE  # leaning against the rail from inside the table: cocked, not off the board
         if d.area == self._right_table(thrower):
             return Rest.RIGHT_TABLE
         if d.area in (Area.LEFT_TABLE.value, Area.RIGHT_TABLE.value):
@@ -377,6 +395,10 @@ class Tracker:
 
     def _throw(self, d: SeenDie, thrower: Side) -> DieThrow:
         return DieThrow(d.face if d.face is not None else 1, self._rest(d, thrower), d.flat)
+
+    def set_cube_law(self, face: int, where: str, *, void_offer: bool = False) -> None:
+        """The cube as the laws now have it; with ``void_offer`` the pending offer was void."""
+        self.state = replace(self.state, cube_law=(face, where), offer=None if void_offer else self.state.offer)
 
     # ------------------------------------------------------------------ feeding
     def feed(self, obs: BoardObservation) -> list[Emitted]:
@@ -402,6 +424,10 @@ class Tracker:
             out += self._setup(sc, seq, t)
         elif s.phase is Phase.OPENING:
             out += self._opening(sc, seq, t)
+        elif s.phase is Phase.PLAYING:  # the dice may be lifted in this scene: that comes before the cube
+            out += self._in_game(sc, seq, t)
+            if self.state.phase is not Phase.PLAYING:
+                out += self._cube(sc, seq, t)
         else:
             out += self._cube(sc, seq, t)
             if self.state.phase is not Phase.GAME_OVER:
@@ -474,11 +500,13 @@ class Tracker:
                 self.state = replace(s, offer=None, phase=Phase.GAME_OVER)
             elif face != s.offer[1] and where == taker.name.lower():
                 out.append(Emitted(CubeBeavered(taker, face, t=t), seq))
-                self.state = replace(s, offer=None)
+                self.state = replace(s, offer=None, cube_law=(face, where))
             elif where == taker.name.lower():
                 out.append(Emitted(CubeTaken(taker, t=t), seq))
-                self.state = replace(s, offer=None)
+                self.state = replace(s, offer=None, cube_law=(face, where))
             return out
+        if (face, where) == s.cube_law:
+            return out  # where the laws have it (put back after a void offer, or unchanged)
         if face != s.cube_face and s.cube_face is not None:
             offerer = s.turn
             out.append(Emitted(CubeOffered(offerer, face, t=t), seq))
@@ -494,15 +522,26 @@ class Tracker:
         out: list[Emitted] = []
         mover_dice = [d for d in sc.dice if _near(d, s.dice_xy, cfg.same_die_mm)] if s.dice_xy else []
         others = [d for d in sc.dice if d not in mover_dice]
-        fresh = [d for d in others if not _near(d, s.other_xy, cfg.same_die_mm)]
+        fresh = [d for d in others if not _near(d, s.other_xy, cfg.same_die_mm)
+                 and not _near(d, s.stale_xy, cfg.same_die_mm)]
 
         if s.phase is Phase.PLAYING:
             out += self._checkers(sc, seq, t)
-            if len(fresh) >= 2:  # the opponent threw before this play was complete
-                out += self._throw_event(s.turn.opponent, fresh[:2], seq, t)
+            lifted = len(mover_dice) < len(s.dice_xy)  # a turn ends when either die is lifted
+            if len(fresh) >= 2 and not lifted:  # the opponent threw before this play was complete
+                out += self._throw_event(turn.opponent, fresh[:2], seq, t)
                 self.state = replace(self.state, other_xy=tuple((d.x, d.y) for d in fresh[:2]))
-            if not mover_dice:
+            if lifted and s.early and sc.board == s.start:
+                # an early throw picked up untouched: thrown again (at the opponent's choice, or void)
+                self.state = replace(self.state, phase=Phase.TO_THROW, dice=None, dice_xy=(), early=False,
+                                     stale_xy=tuple((d.x, d.y) for d in mover_dice), move=s.move - 1)
+                return out
+            if lifted:
                 out += self._lifted(sc, seq, t)
+                # dice still lying there (the other opening die, the second die) are not a new throw
+                self.state = replace(self.state, stale_xy=tuple((d.x, d.y) for d in mover_dice))
+                if self.state.phase is Phase.TO_THROW and len(fresh) >= 2 and not self.state.other_xy:
+                    out += self._in_game(sc, seq, t)  # lifted and the next throw already down
             return out
 
         if s.phase is Phase.VOID_THROW:
@@ -515,12 +554,16 @@ class Tracker:
                 return out
 
         # TO_THROW
+        if s.stale_xy:
+            still_there = tuple((d.x, d.y) for d in sc.dice if _near(d, s.stale_xy, cfg.same_die_mm))
+            if still_there != s.stale_xy:
+                self.state = s = replace(s, stale_xy=still_there)
         if sc.board != s.sent and sc.board != s.board and not sc.dice:
             out += self._checkers(sc, seq, t)  # checkers moved without a throw
         if len(fresh) >= 2:
             if s.offer is not None:
                 out.append(Emitted(CubeTaken(_side(s.offer[0]).opponent, t=t), seq, note="taken by playing on"))
-                self.state = replace(self.state, offer=None)
+                self.state = replace(self.state, offer=None, cube_law=(s.offer[1], _side(s.offer[0]).opponent.name.lower()))
             out += self._throw_event(turn, fresh[:2], seq, t)
             if all(d.flat and self._rest(d, turn) is Rest.RIGHT_TABLE and not d.on_die for d in fresh[:2]):
                 self._start_play(fresh[:2], sc, seq)
@@ -533,7 +576,7 @@ class Tracker:
         s = self.state
         faces = (dice[0].face or 1, dice[1].face or 1)
         self.state = replace(s, phase=Phase.PLAYING, dice=faces, dice_xy=tuple((d.x, d.y) for d in dice),
-                             other_xy=(), start=sc.board, move=s.move + 1)
+                             other_xy=(), stale_xy=(), early=False, start=sc.board, move=s.move + 1)
 
     def _throw_event(self, thrower: Side, dice: Sequence[SeenDie], seq: int, t: float) -> list[Emitted]:
         unsure = not all(d.sure for d in dice)
@@ -585,6 +628,7 @@ class Tracker:
         early = [d for d in sc.dice if _near(d, s.other_xy, self.config.same_die_mm)]
         if not over and len(early) >= 2:  # the opponent's premature throw lies there: it is his throw
             self._start_play(early[:2], sc, seq)
+            self.state = replace(self.state, early=True)
         return out
 
 

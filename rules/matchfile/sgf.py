@@ -373,9 +373,13 @@ def format_sgf(record: MatchRecord, plays: dict[tuple[int, int], Play], applicat
                 out.append(f";{action.player.letter}[{action.dice[0]}{action.dice[1]}{letters}]")
             elif isinstance(action, Double):
                 out.append(f";{action.player.letter}[double]")
+            elif isinstance(action, Take) and action.beaver:
+                # gnubg's beaver: the taker "doubles" the pending cube and the doubler takes it (without
+                # that take gnubg 1.07 scores the game at the cube before the beaver)
+                out.append(f";{action.player.letter}[double]")
+                out.append(f";{action.player.opponent.letter}[take]")
             elif isinstance(action, Take):
-                # gnubg writes a beaver as the taker's own "double" of the pending cube
-                out.append(f";{action.player.letter}[{'double' if action.beaver else 'take'}]")
+                out.append(f";{action.player.letter}[take]")
             elif isinstance(action, Drop):
                 out.append(f";{action.player.letter}[drop]")
             else:

@@ -121,6 +121,28 @@ def candidate_quads(image: Image, config: CalibrationConfig | None = None) -> li
     masks.append(np.asarray(cv2.dilate(edges, np.ones((3, 3), np.uint8)), dtype=np.uint8))
     quads: list[tuple[float, FloatArray]] = []
     kernel = np.ones((5, 5), np.uint8)
+    # the tables and trays are split by the bar and dividers: merge nearby blobs, take the one over the
+    # middle of the image and read its hull as a quadrilateral (the inside of the rails, or the frame)
+    grow = max(3, round(0.035 * sw)) | 1
+    for m in masks[:3] + masks[-1:]:
+        merged = cv2.morphologyEx(cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel), cv2.MORPH_CLOSE,
+                                  cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow)))
+        n_lab, lab_img, stats, _ = cv2.connectedComponentsWithStats(merged)
+        if n_lab < 2:
+            continue
+        k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        if stats[k, cv2.CC_STAT_AREA] < min_area:
+            continue
+        pts = np.column_stack(np.nonzero(lab_img == k)[::-1]).astype(np.int32)
+        hull = np.asarray(cv2.convexHull(pts), dtype=np.int32)
+        try:
+            qn = np.asarray(cv2.approxPolyN(hull, 4), dtype=np.float64).reshape(-1, 2)
+            if len(qn) == 4:
+                qn = order_clockwise(qn)
+                check_quad(qn)
+                quads.append((float(cv2.contourArea(hull)) * 2.0, qn / scale))
+        except (cv2.error, CornersError):
+            pass
     for m in masks:
         mm = cv2.morphologyEx(cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel), cv2.MORPH_OPEN, kernel)
         contours, _ = cv2.findContours(mm, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
@@ -257,7 +279,8 @@ def edge_points(
     rows = np.arange(len(k))
     y0, y1, y2 = deriv[rows, k - 1], deriv[rows, k], deriv[rows, k + 1]
     denom = y0 - 2 * y1 + y2
-    off = np.where(np.abs(denom) > 1e-9, 0.5 * (y0 - y2) / denom, 0.0)
+    safe = np.where(np.abs(denom) > 1e-9, denom, 1.0)
+    off = np.where(np.abs(denom) > 1e-9, 0.5 * (y0 - y2) / safe, 0.0)
     off = np.clip(off, -0.5, 0.5)
     s = steps[k] + off * 0.5
     pts = base + s[:, None] * inward[None, :]

@@ -19,10 +19,11 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.board import edge_points, fit_model, refine_outline, smoothed_lab
+from calibration.board import edge_points, smoothed_lab
 from calibration.config import CalibrationConfig
 from calibration.errors import CalibrationError
 from calibration.homography import apply_homography
+from calibration.model import fit_pose
 from calibration.profile import CalibrationProfile
 
 Image = npt.NDArray[np.uint8]
@@ -122,16 +123,20 @@ def refit(
     reference: Image, current: Image, profile: CalibrationProfile, config: CalibrationConfig | None = None
 ) -> CalibrationProfile:
     """A profile for ``current`` after the board or camera moved since ``reference``; raises CalibrationError."""
-    cfg = config or CalibrationConfig()
+    del config  # thresholds of the re-fit live in the model fit
     H = estimate_motion(reference, current, board_mask(profile))
     if H is None:
         raise CalibrationError("the board moved and its new place could not be found: recalibrate")
     guess = apply_homography(H, np.array(profile.corners_px))
-    corners, _ = refine_outline(current, guess, cfg)
-    model = fit_model(current, corners, profile.camera, profile.spec, cfg, free_lens=False)
-    new = CalibrationProfile.from_corners(model.corners_px, profile.camera, profile.spec, seating=profile.seating,
-                                          method=profile.quality.method, camera_name=profile.quality.camera_name,
-                                          corner_confidence=model.support, estimate_focal=False)
+    try:
+        start = CalibrationProfile.from_corners(guess, profile.camera, profile.spec, estimate_focal=False)
+        fit = fit_pose(smoothed_lab(current), profile.camera, profile.spec, np.asarray(start.rvec),
+                       np.asarray(start.tvec), free_lens=False, searches=(12.0, 6.0, 3.0, 2.5))
+    except (ValueError, cv2.error) as exc:
+        raise CalibrationError(f"the board moved and could not be re-fitted: {exc}") from None
+    new = CalibrationProfile.from_pose(profile.camera, profile.spec, fit.rvec, fit.tvec, reprojection_px=fit.rms_px,
+                                       seating=profile.seating, method=profile.quality.method,
+                                       camera_name=profile.quality.camera_name, corner_confidence=fit.support)
     return new.with_appearance(profile.appearance).with_quality(pattern_score=profile.quality.pattern_score)
 
 

@@ -35,7 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     src.add_argument("--image", type=Path, help="a frame of the board in the starting position")
     src.add_argument("--camera", help="a camera index or video source to grab one frame from (e.g. 0)")
     p.add_argument("--out", type=Path, help="where to write the profile (or, for check, the annotated image)")
-    p.add_argument("--board", default="tournament", help="board dimensions: tournament or travel")
+    p.add_argument("--board", default="auto",
+                   help="board dimensions: auto (guessed from the fit; tournament for --corners/--aruco), "
+                        "tournament or travel")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--corners", help="manual: the four outer frame corners x1,y1,...,x4,y4 in any order")
     how.add_argument("--click", action="store_true", help="manual: click the four corners in a window")
@@ -64,7 +66,9 @@ def _grab(spec: str) -> npt.NDArray[np.uint8]:
 
         with open_source(spec) as source:
             for frame in source:
-                return np.asarray(frame.image, dtype=np.uint8)
+                image = getattr(frame, "image", None)  # a CorruptFrame notice has none: take the next
+                if image is not None:
+                    return np.asarray(image, dtype=np.uint8)
         raise CommandError(f"camera {spec!r} delivered no frame")
     except ImportError:
         pass
@@ -139,7 +143,7 @@ def _run(args: argparse.Namespace) -> int:
     from calibration.pipeline import calibrate_frame
 
     image = _read_image(args.image) if args.image is not None else _grab(args.camera)
-    spec = BoardSpec.by_name(args.board)
+    spec = None if args.board == "auto" else BoardSpec.by_name(args.board)
     camera = _intrinsics(args) if args.intrinsics else None
     seating = None
     if args.white or args.home:

@@ -7,15 +7,17 @@ reading the file), with the reason.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from rules.matchfile import IssueKind, check_match, read_match_text, write_mat, write_sgf
+from rules.matchfile import IssueKind, MatchReport, check_match, read_match_text, write_mat, write_sgf
+
+from .conftest import CHUNKS, Reading, corpus_files
 
 pytestmark = pytest.mark.shared_data
 
-CHUNKS = 4
 ROUND_TRIP_EVERY = 12  # write/read back every 12th file (both formats)
 
 _JACOBY = (
@@ -35,21 +37,19 @@ KNOWN_BROKEN: dict[str, dict[tuple[int, IssueKind], str]] = {
 }
 
 
-def _files(root: Path) -> list[Path]:
-    matches = root / "matches"
-    found = [p for p in sorted(matches.rglob("*")) if p.suffix.lower() in (".txt", ".mat", ".sgf")]
-    return [p for p in found if not p.name.upper().startswith("LICENSE")]
-
-
 @pytest.mark.parametrize("chunk", range(CHUNKS))
-def test_every_recorded_play_is_legal_and_results_follow(shared_data: Path, chunk: int) -> None:
-    files = _files(shared_data)
+def test_every_recorded_play_is_legal_and_results_follow(
+    shared_data: Path, corpus_chunk: Callable[[int], tuple[Reading, ...]], chunk: int
+) -> None:
+    files = corpus_files(shared_data)
     assert len(files) >= 1010, f"expected the whole corpus, found {len(files)} files"
     problems: list[str] = []
     seen_known: set[tuple[str, int, IssueKind]] = set()
     plays = 0
-    for index, path in enumerate(files[chunk::CHUNKS]):
-        report = check_match(path)
+    readings = corpus_chunk(chunk)
+    assert [p for p, _ in readings] == files[chunk::CHUNKS]
+    for index, (path, report) in enumerate(readings):
+        assert isinstance(report, MatchReport), f"{path}: {report}"
         plays += report.plays_checked
         assert report.games >= 1, path
         known = KNOWN_BROKEN.get(path.name, {})

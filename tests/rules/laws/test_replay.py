@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,11 @@ from rules.laws.events import (
     ResultClaimed,
 )
 from rules.laws.replay import RecordProblem, game_events, replay_match, self_consistency
+from rules.matchfile import IssueKind, MatchReport
 from rules.position import Side
 from rules.record import Double, Drop, GameRecord, GameResult, MatchRecord, Move, ResultKind, Take
+
+from ..conftest import CHUNKS, Reading, corpus_files
 
 W, B = Side.WHITE, Side.BLACK
 MODERN = builtin("modern")
@@ -79,24 +83,29 @@ def test_inconsistent_record_reported_with_line() -> None:
 
 
 @pytest.mark.shared_data
-def test_every_recorded_match_replays_without_infractions(shared_data: Path) -> None:
-    matchfile = pytest.importorskip("rules.matchfile", reason="the match-file reader has not landed yet")
-    read_match = getattr(matchfile, "read_match", None)
-    if read_match is None:
-        pytest.skip("rules.matchfile.read_match has not landed yet")
-    files = sorted(p for p in (shared_data / "matches").rglob("*") if p.suffix.lower() in (".mat", ".txt", ".sgf"))
-    files = [p for p in files if p.name != "LICENSE.md"]
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_every_recorded_match_replays_without_infractions(
+    shared_data: Path, corpus_chunk: Callable[[int], tuple[Reading, ...]], chunk: int
+) -> None:
+    """The acceptance replay, in the corpus test's chunks (each file is read once per session)."""
+    files = corpus_files(shared_data)
     assert len(files) > 1000
+    readings = corpus_chunk(chunk)
+    assert [p for p, _ in readings] == files[chunk::CHUNKS]
     infractions: list[str] = []
     inconsistent: dict[str, list[RecordProblem]] = {}
     unreadable: list[str] = []
     games = 0
-    for path in files:
-        try:
-            record = read_match(path)
-        except ValueError as exc:
-            unreadable.append(f"{path.name}: {exc}")
+    for path, report in readings:
+        # read_match's rule: a file that cannot be read, or with an illegal play, is not refereed
+        if not isinstance(report, MatchReport):
+            unreadable.append(f"{path.name}: {report}")
             continue
+        bad = report.illegal_plays or tuple(i for i in report.issues if i.kind is IssueKind.ORDER)
+        if bad:
+            unreadable.append(f"{path.name}: {bad[0]}")
+            continue
+        record = report.record
         result = replay_match(record, MODERN)
         games += len(record.games)
         infractions.extend(f"{path.name} game {g.number}: {v.summary()} {v.director}" for g in result.games for v in g.verdicts if v.is_infraction)
@@ -113,9 +122,9 @@ def test_every_recorded_match_replays_without_infractions(shared_data: Path) -> 
             cap = record.length if record.length else expect[last.result.winner]
             assert min(got[last.result.winner], cap) == min(expect[last.result.winner], cap), path.name
     assert infractions == []
-    assert games > 2500
+    assert games > 2500 // CHUNKS
     for name, problems in inconsistent.items():
         assert all(p.line > 0 for p in problems), (name, problems)
     # the files that contradict themselves are few, and each is reported with its line
-    assert len(inconsistent) <= len(files) // 50, sorted(inconsistent)
-    assert len(unreadable) <= len(files) // 100, unreadable
+    assert len(inconsistent) <= len(files) // 50 // CHUNKS, sorted(inconsistent)
+    assert len(unreadable) <= len(files) // 100 // CHUNKS, unreadable

@@ -35,6 +35,7 @@ FAULT_OF: Final[dict[Infraction, Fault]] = {
     Infraction.DOUBLE_AFTER_THROW: Fault.ILLEGAL_CUBE,
     Infraction.DOUBLE_IN_CRAWFORD: Fault.ILLEGAL_CUBE,
     Infraction.DOUBLE_NOT_ALLOWED: Fault.ILLEGAL_CUBE,
+    Infraction.PREMATURE_DOUBLE: Fault.ILLEGAL_CUBE,
     Infraction.CUBE_WRONG_VALUE: Fault.ILLEGAL_CUBE,
     Infraction.BEAVER_NOT_ALLOWED: Fault.ILLEGAL_CUBE,
     Infraction.WRONG_SETUP: Fault.SETUP_ERROR,

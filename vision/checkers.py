@@ -162,7 +162,7 @@ def counts_from_slot_probs(
 ) -> CheckerReadings:
     """Turn per-slot class probabilities into counts with confidences.
 
-    A region's confidence is the product of its slots' top probabilities, and 0 when a slot says
+    A region's confidence is its least sure slot's top probability, and 0 when a slot says
     "other", when colours mix, when stacks have gaps (slot k empty, slot k+1 occupied), or when
     the region is covered.
     """
@@ -180,7 +180,7 @@ def counts_from_slot_probs(
                     c2 = 0.0  # a checker on the wrong half of the bar: do not guess
                 w += w2
                 b += b2
-                conf *= c2
+                conf = min(conf, c2)
         else:
             w, b, conf = _stack([p for _, p in items])
         if region in covered:
@@ -201,12 +201,13 @@ def counts_from_slot_probs(
 
 
 def _stack(ps: list[npt.NDArray[np.float32]]) -> tuple[int, int, float]:
+    """Counts of one stack from its slots' probabilities; confidence = the least sure slot."""
     conf = 1.0
     w = b = 0
     seen_empty = False
     for p in ps:
         k = int(np.argmax(p))
-        conf *= float(p[k])
+        conf = min(conf, float(p[k]))
         if k == OTHER:
             conf = 0.0
         elif k == 0:

@@ -53,6 +53,8 @@ class VisionConfig:
 
     # ---- cube (vision/cube.py)
     cube_min_confidence: float = 0.9
+    cube_min_contrast: float = 18.0
+    """Grey-level contrast a cube-sized square needs against its surroundings to count as the cube."""
     cube_middle_band_mm: float = 40.0
     """A cube whose centre is within this distance of the board's long centre line sits in the middle."""
 

@@ -10,7 +10,7 @@ one is installed (``vision/models/cube_face.onnx``); without it the face is None
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -29,55 +29,96 @@ class CubeBlob:
     side_mm: float
     rotation_deg: float
     contrast: float
+    ambiguous: bool = False
+    """Another place showed a similar cube-like contrast: the position is unsure."""
 
 
 def _search_rects(profile: Any) -> list[tuple[Any, float]]:
-    """(rect, z of the cube's top) for each place a cube may rest."""
+    """(rect, z of the cube's top) for each place a cube may rest: the bar, and the tray column
+    at the other end from the home trays (beside each player's long side)."""
     layout = profile.layout
     s = profile.spec
     out = [(layout.bar_region(), s.rail_height_mm + s.cube_size_mm)]
-    for col in layout.tray_columns():
-        out.append((col, s.cube_size_mm))
+    lo, hi = layout.tray_columns()
+    home = layout.tray_region(Side.WHITE)
+    out.append((hi if home.x0 == lo.x0 else lo, s.cube_size_mm))
     return out
 
 
-def find_cube(gray: npt.NDArray[Any], profile: Any, config: VisionConfig) -> CubeBlob | None:
-    """The most cube-like square blob of the cube's size in the places a cube rests."""
-    s = profile.spec
-    ppm = 3.0
-    best: CubeBlob | None = None
-    for rect, z in _search_rects(profile):
-        w = int((rect.x1 - rect.x0) * ppm)
-        h = int((rect.y1 - rect.y0) * ppm)
-        if w < 8 or h < 8:
+class CubeSampler:
+    """Precomputed remap maps (per profile) of the places a cube may rest, on its top's plane."""
+
+    PPM = 2.0
+
+    def __init__(self, profile: Any) -> None:
+        self.profile = profile
+        self.maps: list[tuple[Any, npt.NDArray[np.float32], npt.NDArray[np.float32]]] = []
+        for rect, z in _search_rects(profile):
+            w = int((rect.x1 - rect.x0) * self.PPM)
+            h = int((rect.y1 - rect.y0) * self.PPM)
+            if w < 4 or h < 4:
+                continue
+            gx, gy = np.meshgrid(rect.x0 + (np.arange(w) + 0.5) / self.PPM, rect.y0 + (np.arange(h) + 0.5) / self.PPM)
+            pts = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, z)], axis=1)
+            img = profile.board_to_image(pts).astype(np.float32)
+            self.maps.append((rect, np.ascontiguousarray(img[:, 0].reshape(h, w)),
+                              np.ascontiguousarray(img[:, 1].reshape(h, w))))
+
+    def patches(self, gray: npt.NDArray[Any]) -> list[tuple[Any, npt.NDArray[Any]]]:
+        return [(rect, cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+                for rect, mx, my in self.maps]
+
+
+def find_cube(gray: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfig) -> CubeBlob | None:
+    """The most contrasted cube-sized square in the places a cube rests (None when nothing stands out)."""
+    s = sampler.profile.spec
+    ppm = sampler.PPM
+    found: list[CubeBlob] = []
+    for rect, patch8 in sampler.patches(gray):
+        patch = patch8.astype(np.float32)
+        k_in = max(3, int(s.cube_size_mm * ppm * 0.7))
+        k_out = max(k_in + 2, int(s.cube_size_mm * ppm * 1.5))
+        h, w = patch.shape
+        if h < k_out or w < k_in:
             continue
-        gx, gy = np.meshgrid(rect.x0 + (np.arange(w) + 0.5) / ppm, rect.y0 + (np.arange(h) + 0.5) / ppm)
-        img = profile.board_to_image(np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, z)], axis=1)).astype(np.float32)
-        patch = cv2.remap(gray, img[:, 0].reshape(h, w), img[:, 1].reshape(h, w), cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
-        bg = float(np.median(patch))
-        for sign in (1, -1):
-            diff = np.clip((patch.astype(np.int16) - bg) * sign, 0, 255).astype(np.uint8)
-            _, mask = cv2.threshold(diff, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-            k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(s.cube_size_mm * ppm * 0.3) | 1,) * 2)
-            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, k)
-            contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            for cnt in contours:
-                (cx, cy), (rw, rh), ang = cv2.minAreaRect(cnt)
-                side = math.sqrt(max(rw * rh, 0.0)) / ppm
-                if not 0.75 * s.cube_size_mm <= side <= 1.35 * s.cube_size_mm:
-                    continue
-                if max(rw, rh) / max(min(rw, rh), 1e-6) > 1.3:
-                    continue
-                if cv2.contourArea(cnt) / max(rw * rh, 1e-6) < 0.8:
-                    continue
-                m = np.zeros(mask.shape, np.uint8)
-                cv2.drawContours(m, [cnt], -1, 255, -1)
-                contrast = abs(float(cv2.mean(patch, m)[0]) - bg)
-                blob = CubeBlob((rect.x0 + cx / ppm, rect.y0 + cy / ppm), side, float(ang % 90.0), contrast)
-                if best is None or blob.contrast > best.contrast:
-                    best = blob
+        inner = cv2.blur(patch, (k_in, k_in))
+        outer = cv2.blur(patch, (k_out, k_out))
+        ring = (outer * k_out * k_out - inner * k_in * k_in) / (k_out * k_out - k_in * k_in)
+        score = np.abs(inner - ring)
+        y, x = np.unravel_index(int(np.argmax(score)), score.shape)
+        contrast = float(score[y, x])
+        if contrast < config.cube_min_contrast:
+            continue
+        blob = _blob_at(patch, inner, ring, int(x), int(y), ppm, s.cube_size_mm, contrast, rect)
+        if blob is None:  # a contrast peak that is not cube-shaped: keep it, at half weight
+            blob = CubeBlob((rect.x0 + (x + 0.5) / ppm, rect.y0 + (y + 0.5) / ppm), s.cube_size_mm, 0.0, contrast / 2)
+        found.append(blob)
+    found.sort(key=lambda b: -b.contrast)
+    if not found:
+        return None
+    best = found[0]
+    if len(found) > 1 and found[1].contrast > 0.7 * best.contrast:
+        best = replace(best, ambiguous=True)
     return best
+
+
+def _blob_at(patch: npt.NDArray[Any], inner: npt.NDArray[Any], ring: npt.NDArray[Any], x: int, y: int, ppm: float,
+             size: float, contrast: float, rect: Any) -> CubeBlob | None:
+    """The square blob at a contrast peak, or None when it is not cube-sized and square."""
+    light = inner[y, x] > ring[y, x]
+    thr = (inner[y, x] + ring[y, x]) / 2
+    mask = ((patch > thr) if light else (patch < thr)).astype(np.uint8) * 255
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(3, int(size * ppm * 0.3)) | 1,) * 2)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, k)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cnt = next((c for c in contours if cv2.pointPolygonTest(c, (float(x), float(y)), False) >= 0), None)
+    if cnt is None:
+        return None
+    (rx, ry), (rw, rh), a = cv2.minAreaRect(cnt)
+    side = math.sqrt(max(rw * rh, 0.0)) / ppm
+    if not 0.7 * size <= side <= 1.6 * size or max(rw, rh) / max(min(rw, rh), 1e-6) > 1.6:
+        return None
+    return CubeBlob((rect.x0 + (rx + 0.5) / ppm, rect.y0 + (ry + 0.5) / ppm), side, float(a % 90.0), contrast)
 
 
 def cube_position(profile: Any, center_mm: tuple[float, float], config: VisionConfig) -> tuple[CubePosition, float]:
@@ -94,12 +135,15 @@ def cube_position(profile: Any, center_mm: tuple[float, float], config: VisionCo
     return (CubePosition.WHITE_SIDE if side is Side.WHITE else CubePosition.BLACK_SIDE), conf
 
 
-def read_cube(gray: npt.NDArray[Any], profile: Any, config: VisionConfig,
+def read_cube(gray: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfig,
               numeral: Any | None = None) -> CubeReading | None:
-    blob = find_cube(gray, profile, config)
+    profile = sampler.profile
+    blob = find_cube(gray, sampler, config)
     if blob is None:
         return None
     pos, pconf = cube_position(profile, blob.center_mm, config)
+    if blob.ambiguous:
+        pconf = min(pconf, 0.5)
     face: int | None = None
     fconf = 0.0
     if numeral is not None:

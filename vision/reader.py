@@ -28,8 +28,8 @@ from vision.checkers import (
     normalise_slots,
 )
 from vision.config import VisionConfig
-from vision.cube import read_cube
-from vision.dice.board import read_dice
+from vision.cube import CubeSampler, read_cube
+from vision.dice.board import DiceSearch, read_dice
 from vision.dice.classify import DIE_FACE_MODEL, FaceClassifier, session
 from vision.motion import MotionGate, MotionReport, RegionMap
 from vision.observation import REGION_NAMES, BoardObservation, CountReading, CubeReading, DieReading
@@ -55,6 +55,8 @@ class SlotClassifier:
 class _ProfileState:
     def __init__(self, profile: Any, config: VisionConfig) -> None:
         self.sampler = SlotSampler(profile)
+        self.cube = CubeSampler(profile)
+        self.dice = DiceSearch.for_profile(profile)
         self.gate = MotionGate(RegionMap.build(profile, config), config)
         self.last: BoardObservation | None = None
 
@@ -118,10 +120,10 @@ class BoardReader:
         t1 = time.perf_counter()
         timings.append(("checkers", round((t1 - t0) * 1000, 3)))
         gray = to_gray(image)
-        dice: tuple[DieReading, ...] = read_dice(gray, profile, self.faces, cfg)
+        dice: tuple[DieReading, ...] = read_dice(gray, profile, self.faces, cfg, st.dice)
         t2 = time.perf_counter()
         timings.append(("dice", round((t2 - t1) * 1000, 3)))
-        cube: CubeReading | None = read_cube(gray, profile, cfg)
+        cube: CubeReading | None = read_cube(gray, st.cube, cfg)
         t3 = time.perf_counter()
         timings.append(("cube", round((t3 - t2) * 1000, 3)))
         readings = (*checkers.points, checkers.bar, *checkers.trays)

@@ -61,11 +61,25 @@ def board_box(profile: Any, margin_mm: float = 30.0) -> tuple[int, int, int, int
     return x0, y0, x1 - x0, y1 - y0
 
 
-def die_candidates(gray: npt.NDArray[Any], profile: Any, config: VisionConfig) -> list[Square]:
+@dataclass(frozen=True, slots=True)
+class DiceSearch:
+    """Per-profile constants of the die search: scale range and the board's image box."""
+
+    scale: BoardScale
+    box: tuple[int, int, int, int]
+
+    @classmethod
+    def for_profile(cls, profile: Any) -> DiceSearch:
+        return cls(board_scale(profile), board_box(profile))
+
+
+def die_candidates(gray: npt.NDArray[Any], profile: Any, config: VisionConfig,
+                   search: DiceSearch | None = None) -> list[Square]:
     """Die-sized candidates on the board area of a grey frame (image pixels)."""
-    sc = board_scale(profile)
+    search = search or DiceSearch.for_profile(profile)
+    sc = search.scale
     dmin, dmax = profile.spec.die_size_mm
-    x0, y0, w, h = board_box(profile)
+    x0, y0, w, h = search.box
     crop = gray[y0 : y0 + h, x0 : x0 + w]
     longer = max(w, h)
     # a die seen obliquely shows its sides too: allow up to ~1.6 x its edge
@@ -132,32 +146,28 @@ def top_face(gray: npt.NDArray[Any], sq: Square, profile: Any, config: VisionCon
 
 
 def flat_or_cocked(face: TopFace | None, profile: Any, config: VisionConfig) -> tuple[bool | None, float]:
-    """(cocked, confidence) from the top face's geometry in board mm; None inside the unsure band."""
+    """(cocked, confidence) from the top face's geometry in board mm.
+
+    A clean square of the die's edge on the plane of a flat die's top means flat.  Anything else is
+    reported as None ("unsure"), never as cocked: the outline segmentation cannot yet tell a tilted
+    top face from a side face of similar colour, and a false "cocked" would void a legal roll.
+    """
     if face is None:
         return None, 0.0
     dmin, dmax = profile.spec.die_size_mm
-    m = config.cocked_margin
-    # a flat die's face: edge within the die size range, square, filled
-    size_low = face.side_mm / dmin
-    size_high = face.side_mm / dmax
-    bad = max(
-        (face.squareness - config.cocked_squareness) / config.cocked_squareness,
-        (config.cocked_area_ratio - face.area_ratio) / (1 - config.cocked_area_ratio),
-        (0.8 - size_low) / 0.2,
-        (size_high - 1.25) / 0.25,
-    )
-    if bad > m:
-        return True, float(min(1.0, 0.5 + bad / 2))
-    if bad < -m:
-        return False, float(min(1.0, 0.5 - bad / 2))
+    ok_size = 0.85 * dmin <= face.side_mm <= 1.15 * dmax
+    ok_shape = face.squareness <= config.cocked_squareness and face.area_ratio >= config.cocked_area_ratio
+    if ok_size and ok_shape:
+        return False, 0.9
     return None, 0.5
 
 
 def read_dice(
-    gray: npt.NDArray[Any], profile: Any, classifier: FaceClassifier, config: VisionConfig
+    gray: npt.NDArray[Any], profile: Any, classifier: FaceClassifier, config: VisionConfig,
+    search: DiceSearch | None = None,
 ) -> tuple[DieReading, ...]:
     """Every die on (or just off) the board, as :class:`DieReading` values."""
-    cands = die_candidates(gray, profile, config)
+    cands = die_candidates(gray, profile, config, search)
     guesses = classifier.classify(gray, [((c.cx, c.cy), c.side, c.angle) for c in cands])
     keep = [i for i, g in enumerate(guesses) if g.not_die < config.notdie_max_prob]
     scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in keep]

@@ -45,8 +45,8 @@ def find_candidates(image: U8Array, config: VisionConfig | None = None) -> list[
     longer = max(h, w)
     min_side = cfg.find_min_side_frac * longer
     max_side = cfg.find_max_side_frac * longer
-    # Work at a resolution where the smallest die is ~10 px across.
-    scale = min(1.0, 10.0 / max(min_side, 1.0))
+    # Work at a resolution where the smallest die is ~8 px across.
+    scale = min(1.0, 8.0 / max(min_side, 1.0))
     small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
     k = max(3, int(max_side * scale * 2.0) | 1)
     bg = cv2.blur(small, (k, k)).astype(np.int16)
@@ -58,18 +58,21 @@ def find_candidates(image: U8Array, config: VisionConfig | None = None) -> list[
     open_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ok, ok))
     for sign in (1, -1):
         hat = np.clip(diff * sign, 0, 255).astype(np.uint8)
-        for thr in _thresholds(hat):
+        _ts = _thresholds(hat)
+        for thr in _ts:
             mask = (hat >= thr).astype(np.uint8) * 255
             mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close_k)
             found.extend(_blobs(mask, min_side, max_side, scale))
-            found.extend(_blobs(cv2.morphologyEx(mask, cv2.MORPH_OPEN, open_k), min_side, max_side, scale))
+            if thr == max(_ts):  # split touching dice once, at the stricter threshold
+                found.extend(_blobs(cv2.morphologyEx(mask, cv2.MORPH_OPEN, open_k), min_side, max_side, scale))
     return found
 
 
 def _thresholds(hat: U8Array) -> list[float]:
     otsu, _ = cv2.threshold(hat, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-    hi = float(np.percentile(hat, 99.5))
-    ts = {max(12.0, float(otsu)), max(12.0, 0.5 * hi), max(12.0, 0.3 * hi)}
+    hist = np.bincount(hat.ravel(), minlength=256).cumsum()
+    hi = float(np.searchsorted(hist, 0.995 * hist[-1]))
+    ts = {max(12.0, float(otsu)), max(12.0, 0.5 * hi)}
     return sorted(ts)
 
 

@@ -19,6 +19,8 @@ import cv2
 import numpy as np
 
 TRAIN_SEEDS = range(10_000, 20_000)
+STACK_SEEDS = range(15_000, 20_000)
+"""Training seeds whose positions pile checkers on few points (tall stacks, second and third layers)."""
 EVAL_SEEDS = range(900_000, 910_000)
 
 
@@ -50,12 +52,45 @@ def rendered(seed: int, width: int = 1280, height: int = 720) -> Rendered:
         from vision.sim.scene import random_scene
         from vision.sim.truth import build_truth
 
-        scene = random_scene(seed, width=width, height=height)
+        scene = random_scene(seed, width=width, height=height,
+                             position=stacked_position(seed) if seed in STACK_SEEDS else None)
         img, info = render(scene)
         truth = build_truth(scene, info)
         cv2.imwrite(str(png), img)
         js.write_text(json.dumps(truth))
     return Rendered(seed, png, json.loads(js.read_text()))
+
+
+def stacked_position(seed: int) -> Any:
+    """A legal-looking position with tall stacks: each side's 15 checkers on 2-4 points (and the bar)."""
+    import random
+
+    from rules.position import Position
+
+    rng = random.Random(seed * 7 + 1)
+    taken: set[int] = set()
+    maps: list[dict[int, int]] = []
+    for side in (0, 1):
+        left = 15
+        m: dict[int, int] = {}
+        if rng.random() < 0.3:
+            m[25] = rng.randint(1, 3)
+            left -= m[25]
+        k = rng.randint(2, 4)
+        for i in range(k):
+            n = left if i == k - 1 else rng.randint(1, max(1, left - (k - 1 - i)))
+            while True:
+                own = rng.randint(1, 24)
+                ab = own if side == 0 else 25 - own
+                if ab not in taken:
+                    break
+            taken.add(ab)
+            m[own] = m.get(own, 0) + n
+            left -= n
+            if left <= 0:
+                break
+        maps.append(m)
+    return Position.from_points(maps[0], maps[1])
 
 
 def profile_for(truth: dict[str, Any]) -> Any:

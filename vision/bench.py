@@ -1,0 +1,74 @@
+"""``bgref bench vision [--frames N] [--json]``: speed of the motion gate and the full reading.
+
+Medians over rendered frames (from the render cache; rendered on first use) at 1920x1080 and
+1280x720, single-threaded as in the live loop.  Targets: gate ≤ 2 ms at 1080p; full reading
+≤ 30 ms at 1080p and ≤ 15 ms at 720p.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from typing import Any
+
+import cv2
+
+TARGETS_MS = {"gate_1920x1080": 2.0, "read_1920x1080": 30.0, "read_1280x720": 15.0}
+
+
+def _median_ms(fn: Any, repeats: int) -> float:
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        ts.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(ts)
+
+
+def measure(frames: int = 3, repeats: int = 15) -> dict[str, Any]:
+    from vision.motion import MotionGate, RegionMap
+    from vision.reader import BoardReader
+    from vision.training.rendered import EVAL_SEEDS, profile_for, rendered
+
+    cv2.setNumThreads(1)
+    reader = BoardReader()
+    out: dict[str, Any] = {}
+    stages: dict[str, list[float]] = {}
+    for w, h in ((1920, 1080), (1280, 720)):
+        gate_ms, read_ms = [], []
+        for seed in list(EVAL_SEEDS)[:frames]:
+            r = rendered(seed, w, h)
+            img = r.image()
+            prof = profile_for(r.truth)
+            gate = MotionGate(RegionMap.build(prof))
+            gate.update(img)
+            gate_ms.append(_median_ms(lambda g=gate, i=img: g.update(i), repeats))
+            reader.read_image(img, prof, covered=frozenset())  # warm the per-profile caches
+            read_ms.append(_median_ms(lambda p=prof, i=img: reader.read_image(i, p, covered=frozenset()), repeats))
+            obs = reader.read_image(img, prof, covered=frozenset())
+            for k, v in obs.timings_ms:
+                stages.setdefault(f"{k}_{w}x{h}", []).append(v)
+        out[f"gate_{w}x{h}"] = round(statistics.median(gate_ms), 3)
+        out[f"read_{w}x{h}"] = round(statistics.median(read_ms), 3)
+    out["stages_ms"] = {k: round(statistics.median(v), 3) for k, v in stages.items()}
+    out["ratios_to_target"] = {k: round(out[k] / t, 3) for k, t in TARGETS_MS.items()}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="bgref bench vision")
+    p.add_argument("--frames", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=15)
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    res = measure(args.frames, args.repeats)
+    if args.json:
+        print(json.dumps(res, indent=2))
+    else:
+        for k, t in TARGETS_MS.items():
+            print(f"{k:18s} median {res[k]:8.3f} ms   target {t:5.1f} ms   ratio {res[k] / t:5.2f}")
+        for k, v in res["stages_ms"].items():
+            print(f"  stage {k:22s} {v:8.3f} ms")
+    return 0

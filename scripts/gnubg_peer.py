@@ -121,8 +121,9 @@ def gnubg_plays(
                     after, _, move = entry.partition("=")
                     plays.setdefault(after, move)
                 out[(pid, f"{r1}{r2}")] = plays
-        if len(out) != len(cases):
-            raise RuntimeError(f"gnubg answered {len(out)} of {len(cases)} cases: {proc.stderr[-500:]!r}")
+        wanted = {(pid, f"{d1}{d2}") for pid, d1, d2 in cases}
+        if set(out) != wanted:
+            raise RuntimeError(f"gnubg answered {len(out)} of {len(wanted)} cases: {proc.stderr[-500:]!r}")
         return out, hint_seconds
 
 

@@ -181,6 +181,36 @@ def compare(
     return diffs, len(cases), hint_seconds
 
 
+def golden_digest(after_ids: list[str] | set[str]) -> str:
+    """A short digest of a set of resulting Position IDs."""
+    import hashlib
+
+    return hashlib.sha1(" ".join(sorted(after_ids)).encode("ascii")).hexdigest()[:16]
+
+
+def write_golden(positions: list[object], gnubg_path: str, out_path: str, seed: int) -> int:
+    """Write gnubg's legal plays as ``position_id roll count digest`` lines (a golden file)."""
+    from rules.dice import Dice
+    from rules.position import Position
+
+    cases: list[tuple[str, int, int]] = []
+    turn_of: dict[str, Position] = {}
+    for pos in positions:
+        assert isinstance(pos, Position)
+        turn_of[pos.gnubg_id()] = pos
+        cases.extend((pos.gnubg_id(), d.high, d.low) for d in Dice.all_rolls())
+    answers, _ = gnubg_plays(cases, gnubg_path)
+    with open(out_path, "w") as f:
+        f.write(f"# gnubg's legal plays: positions from rules.bench.peer_positions({seed}, {len(positions)}),\n")
+        f.write("# all 21 rolls; position_id roll count sha1-of-sorted-after-ids[:16]\n")
+        f.write("# written by: scripts/gnubg_peer.py --golden FILE --seed S --positions N\n")
+        for (pid, roll), plays in sorted(answers.items()):
+            afters = set(plays) or {turn_of[pid].swap_turn().gnubg_id()}
+            f.write(f"{pid} {roll} {len(afters)} {golden_digest(afters)}\n")
+    print(f"wrote {len(answers)} cases to {out_path}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
     import shutil
@@ -193,8 +223,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--gnubg", default=shutil.which("gnubg") or "/usr/games/gnubg")
     parser.add_argument("--chunk", type=int, default=2000, help="positions per gnubg run")
+    parser.add_argument("--golden", metavar="FILE", help="write gnubg's answers as a golden file instead")
     args = parser.parse_args(argv)
     positions = peer_positions(args.seed, args.positions)
+    if args.golden:
+        return write_golden(positions, args.gnubg, args.golden, args.seed)
     total_cases = 0
     all_diffs: list[str] = []
     t0 = time.perf_counter()

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Sequence
 
 
 def _in_gnubg() -> None:  # pragma: no cover - runs inside gnubg's own Python
@@ -128,7 +129,7 @@ def gnubg_plays(
 
 
 def compare(
-    positions: list[object], gnubg_path: str, *, timed: bool = False, stats: dict[str, int] | None = None
+    positions: Sequence[object], gnubg_path: str, *, timed: bool = False, stats: dict[str, int] | None = None
 ) -> tuple[list[str], int, float]:
     """Compare bgref's legal plays with gnubg's for all 21 rolls of each position.
 
@@ -188,7 +189,7 @@ def golden_digest(after_ids: list[str] | set[str]) -> str:
     return hashlib.sha1(" ".join(sorted(after_ids)).encode("ascii")).hexdigest()[:16]
 
 
-def write_golden(positions: list[object], gnubg_path: str, out_path: str, seed: int) -> int:
+def write_golden(positions: Sequence[object], gnubg_path: str, out_path: str, seed: int) -> int:
     """Write gnubg's legal plays as ``position_id roll count digest`` lines (a golden file)."""
     from rules.dice import Dice
     from rules.position import Position

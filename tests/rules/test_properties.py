@@ -116,3 +116,13 @@ def test_no_play_is_the_same_board_with_opponent_on_roll() -> None:
     pos = Position.from_points({BAR: 2, 6: 13}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 5})
     (play,) = legal_plays(pos, (6, 6))
     assert play.is_empty and play.after == pos.swap_turn() and pos.turn is Side.WHITE
+
+
+@SETTINGS
+@given(positions, dice, st.lists(st.integers(-1, 4), min_size=52, max_size=52))
+def test_judging_any_camera_board_never_crashes(pos: Position, roll: Dice, counts: list[int]) -> None:
+    after = Position(tuple(counts[:26]), tuple(counts[26:]), pos.turn.opponent)
+    j = judge(pos, roll, after)
+    assert j.legal == (after in legal_plays(pos, roll))
+    if not j.legal:
+        assert j.reasons and all(r.message for r in j.reasons)

@@ -95,6 +95,10 @@ def test_perturbed_plays_are_illegal_with_a_reason(pos: Position, roll: Dice, se
     assert j.reasons, (pos, roll, after)
     assert j.nearest and all(p in plays for p in j.nearest)
     codes = set(j.codes)
+    mirrored = judge(pos.mirror(), roll, after.mirror())
+    assert mirrored.codes == j.codes and [r.message for r in mirrored.reasons] == [
+        r.message.replace("white", "\0").replace("black", "white").replace("\0", "black") for r in j.reasons
+    ]
     if kind >= 0.8:
         assert ReasonCode.CHECKERS_APPEARED in codes
     elif kind >= 0.6:

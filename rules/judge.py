@@ -176,19 +176,7 @@ def _diagnose(before: Position, dice: Dice, after: Position, plays: LegalPlays) 
     if best is None and sum(ma) != sum(mb):
         pass
     elif best is None:
-        moved = sum(p * mb[p] for p in range(1, 26)) - sum(p * ma[p] for p in range(1, 26))
-        departed = [p for p in range(1, 26) if ma[p] < mb[p]]
-        arrived = [p for p in range(0, 25) if ma[p] > mb[p]]
-        reasons.append(
-            Reason(
-                ReasonCode.DISTANCE_NOT_A_DIE,
-                f"{_name(mover)} checkers left "
-                + ", ".join(_where(p) for p in departed)
-                + " for "
-                + ", ".join(_where(p) for p in arrived)
-                + f" ({moved} pips): no way to move that with {dice.d1}-{dice.d2}",
-            )
-        )
+        reasons.append(Reason(ReasonCode.DISTANCE_NOT_A_DIE, _distance_message(mover, mb, ma, dice)))
     else:
         reasons.extend(best)
     if not reasons:
@@ -201,6 +189,28 @@ def _diagnose(before: Position, dice: Dice, after: Position, plays: LegalPlays) 
             seen.add((r.code, r.message))
             out.append(r)
     return out
+
+
+def _distance_message(mover: Side, mb: tuple[int, ...], ma: tuple[int, ...], dice: Dice) -> str:
+    """Pair the points checkers left with the points they reached (highest with highest)."""
+    departed: list[int] = []
+    arrived: list[int] = []
+    for p in range(25, -1, -1):
+        if ma[p] < mb[p]:
+            departed.extend([p] * (mb[p] - ma[p]))
+        elif ma[p] > mb[p]:
+            arrived.extend([p] * (ma[p] - mb[p]))
+    counted: dict[tuple[int, int], int] = {}
+    for a, b in zip(departed, arrived, strict=False):
+        counted[(a, b)] = counted.get((a, b), 0) + 1
+    moves = [
+        f"{'bar' if a == BAR else a}/{'off' if b == OFF else b}{f'({n})' if n > 1 else ''} ({a - b} pips)"
+        for (a, b), n in counted.items()
+    ]
+    moved = sum(p * mb[p] for p in range(1, 26)) - sum(p * ma[p] for p in range(1, 26))
+    dice_text = f"{dice.high}-{dice.low}" + (" (four times)" if dice.is_double else "")
+    what = ", ".join(moves) if moves else f"{moved} pips"
+    return f"{_name(mover)} moved {what}: no way to make that with {dice_text} ({dice.total} pips to play)"
 
 
 _RStep = tuple[int, int, int, bool]

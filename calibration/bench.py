@@ -98,7 +98,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="first scene seed")
     ap.add_argument("--size", default="1920x1080")
     ap.add_argument("--tilt-max", type=float, default=45.0)
-    ap.add_argument("--board", default="auto", help="auto (guess the board type), truth, tournament or travel")
+    ap.add_argument("--board", default="truth",
+                    help="truth (default: the board type is given, as a director gives it), auto (guessed), "
+                         "tournament or travel")
+    ap.add_argument("--auto-guess", action="store_true",
+                    help="also calibrate every scene with --board auto and report the guess separately")
+    ap.add_argument("--nudge", type=int, default=0, help="also run the nudge clip on this many seeds")
     ap.add_argument("--cache", type=Path, default=DEFAULT_DIR, help=f"render cache (default {DEFAULT_DIR})")
     ap.add_argument("--json", type=Path, help="write the figures and per-scene records here")
     args = ap.parse_args(argv)
@@ -116,8 +121,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"seed {r['seed']:4d} {r['board']:10s} {r['scheme']:16s} tilt {r['tilt']:4.1f} {r['seconds']:.1f}s "
               f"{status}", flush=True)
     summary = summarise(recs, args.size)
+    summary["board_type"] = "given" if args.board == "truth" else args.board
+    out: dict[str, Any] = {"summary": summary, "scenes": recs}
+    if args.auto_guess:
+        autos = [run_one(args.seed + i, w, h, args.tilt_max, "auto", args.cache) for i in range(args.n)]
+        out["auto_guess"] = {
+            "board_type_right_rate": sum(1 for r in autos if r.get("board_found") == r["board"]) / max(1, len(autos)),
+            "success_rate": sum(r["success"] for r in autos) / max(1, len(autos)),
+            "wrong": [r["seed"] for r in autos if r.get("board_found") != r["board"]],
+        }
+        print("auto guess:", out["auto_guess"])
+    if args.nudge:
+        from calibration.nudge import nudge_bench
+
+        nud = nudge_bench(list(range(args.seed, args.seed + args.nudge)), w, h, args.tilt_max, args.board)
+        for r in nud:
+            print("nudge", r, flush=True)
+        ok = [r for r in nud if r["success"]]
+        det = [r["detected_s"] for r in nud if r.get("detected_s") is not None]
+        out["nudge"] = {"clips": len(nud), "success_rate": len(ok) / max(1, len(nud)),
+                        "detected_rate": len(det) / max(1, len(nud)),
+                        "detected_s_max": max(det) if det else None, "records": nud}
+        print("nudge:", {k: v for k, v in out["nudge"].items() if k != "records"})
     for k, v in summary.items():
         print(f"{k}: {v:.3f}" if isinstance(v, float) else f"{k}: {v}")
     if args.json:
-        args.json.write_text(json.dumps({"summary": summary, "scenes": recs}, indent=1) + "\n")
+        args.json.write_text(json.dumps(out, indent=1) + "\n")
     return 0

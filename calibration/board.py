@@ -426,7 +426,13 @@ def find_board(
     h, w = image.shape[:2]
     cam = camera or CameraModel.default_for_size(w, h, cfg)
     specs = [spec] if spec is not None else [BoardSpec.tournament(), BoardSpec.travel()]
-    candidates = [order_clockwise(initial_corners)] if initial_corners is not None else candidate_quads(image, cfg)
+    if initial_corners is not None:
+        candidates = [order_clockwise(initial_corners)]
+    else:
+        from calibration.lines import outline_hypotheses
+
+        hyps = [o for _, _, o in outline_hypotheses(image, specs, cfg)]
+        candidates = _dedupe(hyps + candidate_quads(image, cfg), tol=0.005 * w)
     if not candidates:
         raise BoardNotFound(f"no board found: no board-shaped outline in the {w}x{h} image")
     scored: list[tuple[float, FloatArray]] = []

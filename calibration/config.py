@@ -16,6 +16,16 @@ class CalibrationConfig:
     """Width (px) of the downscaled copy used to find candidate board outlines."""
     min_board_fraction: float = 0.06
     """A candidate outline must cover at least this fraction of the image."""
+    line_work_width: int = 960
+    """Width (px) of the downscaled copy the straight-line detector runs on."""
+    line_quads: int = 12
+    """At most this many quadrilaterals made of long straight lines are verified (before the blob ones)."""
+    hyp_lines: int = 30
+    """Longest lines combined into quadrilaterals for the model-line hypotheses."""
+    hyp_quads: int = 40
+    """Quadrilaterals (best edge coverage first) read as every rectangle of the board model."""
+    hyp_refine: int = 24
+    """Best hypotheses whose homography is re-fitted to all segments on model lines, then re-ranked."""
     max_candidates: int = 24
     """At most this many candidate quadrilaterals are verified."""
     max_fits: int = 3

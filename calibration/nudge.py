@@ -1,10 +1,8 @@
 """Nudged boards on rendered video: is the move noticed within a second, and re-fitted?
 
 The simulator renders the starting position, then the same scene with the board shifted by
-``shift_mm`` and turned by ``rot_deg`` about its centre.  The scene API has no board pose of its own,
-so the move is rendered as the equivalent camera move (the camera pose composed with the inverse
-motion): the board, pieces and table all move together in the image, exactly as when the camera
-is nudged; the tracker sees the same outline change either way.  A 30 fps clip is made of the two
+``shift_mm`` and turned by ``rot_deg`` about its centre on the table (the scene's ``board_pose``:
+board and pieces move, the camera, light, table and cup stay).  A 30 fps clip is made of the two
 renders with fresh sensor noise per frame: ``still_s`` seconds before the nudge, ``after_s`` after.
 """
 
@@ -15,7 +13,6 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -42,19 +39,11 @@ class NudgeResult:
 
 
 def nudged_scene(scene: Any, shift_mm: tuple[float, float], rot_deg: float) -> Any:
-    """``scene`` with the board moved by ``shift_mm`` and turned ``rot_deg`` about its centre (as a camera move)."""
-    cam = scene.camera
-    o = scene.layout.outline()
-    cx, cy = o.center
-    th = math.radians(rot_deg)
-    Rn = np.array([[math.cos(th), -math.sin(th), 0], [math.sin(th), math.cos(th), 0], [0, 0, 1.0]])
-    tn = np.array([cx, cy, 0.0]) - Rn @ np.array([cx, cy, 0.0]) + np.array([shift_mm[0], shift_mm[1], 0.0])
-    Rc = cam.R
-    R2 = Rc @ Rn
-    t2 = Rc @ tn + np.asarray(cam.tvec, float)
-    rv, _ = cv2.Rodrigues(R2)
-    new_cam = replace(cam, rvec=tuple(float(v) for v in rv.ravel()), tvec=tuple(float(v) for v in t2))
-    return replace(scene, camera=new_cam)
+    """``scene`` with the board (and every piece on it) shifted by ``shift_mm`` and turned ``rot_deg``
+    about its centre on the table; camera, light and table stay put (:class:`vision.sim.scene.BoardPose`)."""
+    from vision.sim.scene import BoardPose
+
+    return replace(scene, board_pose=BoardPose((float(shift_mm[0]), float(shift_mm[1])), float(rot_deg)))
 
 
 def start_scene(seed: int, width: int, height: int, tilt_max: float = 45.0) -> Any:
@@ -109,3 +98,34 @@ def run_clip(profile: CalibrationProfile, before: Image, after: Image, truth_aft
         if u.status is TrackStatus.LOST:
             break
     return NudgeResult(seed, shift_mm, rot_deg, detected, refitted, err, false_alarm)
+
+
+def nudge_bench(seeds: list[int], width: int, height: int, tilt_max: float = 45.0, board: str = "truth"
+                ) -> list[dict[str, Any]]:
+    """Calibrate each seed's start, nudge the board, feed the clip: one record per seed."""
+    from calibration.errors import CalibrationError
+    from calibration.pipeline import calibrate_frame
+
+    out: list[dict[str, Any]] = []
+    for seed in seeds:
+        before, truth, after, truth_after, shift, rot = render_pair(seed, width, height, tilt_max)
+        rec: dict[str, Any] = {"seed": seed, "shift_mm": round(shift, 1), "rot_deg": round(rot, 2),
+                               "board": truth.spec.name}
+        try:
+            prof = calibrate_frame(before, None if board == "auto" else truth.spec).profile
+        except CalibrationError as exc:
+            rec.update(calibrated=False, error=str(exc), success=False)
+            out.append(rec)
+            continue
+        err0 = float(corner_errors(prof.corners_px, truth).max())
+        res = run_clip(prof, before, after, truth_after, seed=seed, shift_mm=shift, rot_deg=rot)
+        tol = 1.5 * width / 1920
+        rec.update(calibrated=True, start_err_px=round(err0, 3), detected_s=res.detected_after_s,
+                   refitted_s=res.refitted_after_s,
+                   refit_err_px=None if res.corner_err_px is None else round(res.corner_err_px, 3),
+                   false_alarm=res.false_alarm,
+                   success=bool(not res.false_alarm and res.refitted_after_s is not None
+                                and res.refitted_after_s <= 1.0 and res.corner_err_px is not None
+                                and res.corner_err_px <= tol))
+        out.append(rec)
+    return out

@@ -93,7 +93,10 @@ def render_start(seed: int, width: int, height: int, tilt_max: float = 45.0) -> 
 
 
 def truth_of(scene: Any) -> SceneTruth:
-    """The :class:`SceneTruth` of a :class:`vision.sim.scene.Scene`."""
+    """The :class:`SceneTruth` of a :class:`vision.sim.scene.Scene` (a moved board: as the camera sees it)."""
+    from vision.sim.scene import in_board_frame
+
+    scene = in_board_frame(scene)
     lay = scene.layout
     cam = scene.camera
     corners = cam.project([(x, y, lay.spec.rail_height_mm) for x, y in lay.outline().corners()])

@@ -39,6 +39,7 @@ from vision.sim.scene import (
     Material,
     PostFX,
     Scene,
+    in_board_frame,
     mat,
 )
 from vision.sim.textures import cube_face, die_face, material_texture
@@ -67,13 +68,14 @@ _STATIC_CACHE: dict[tuple[object, ...], StaticBoard] = {}
 
 
 def static_board(layout: BoardLayout, scheme: ColorScheme, camera: CameraModel, lighting: Lighting,
-                 seed: int) -> StaticBoard:
-    key = (layout, scheme, camera, lighting, seed)
+                 seed: int, table_pose: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> StaticBoard:
+    """``table_pose`` (tx, ty, deg): the table's texture at board (x, y) is at rot(deg) @ (x, y) + (tx, ty)."""
+    key = (layout, scheme, camera, lighting, seed, table_pose)
     hit = _STATIC_CACHE.get(key)
     if hit is None:
         if len(_STATIC_CACHE) > 6:
             _STATIC_CACHE.clear()
-        hit = _build_static(layout, scheme, camera, lighting, seed)
+        hit = _build_static(layout, scheme, camera, lighting, seed, table_pose)
         _STATIC_CACHE[key] = hit
     return hit
 
@@ -113,7 +115,7 @@ def _top_texture(layout: BoardLayout, scheme: ColorScheme, ppm: float, rng: np.r
 
 
 def _build_static(layout: BoardLayout, scheme: ColorScheme, camera: CameraModel, lighting: Lighting,
-                  seed: int) -> StaticBoard:
+                  seed: int, table_pose: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> StaticBoard:
     rng = np.random.default_rng(seed + 7919)
     spec = layout.spec
     o = layout.outline()
@@ -155,7 +157,11 @@ def _build_static(layout: BoardLayout, scheme: ColorScheme, camera: CameraModel,
     sy = np.where(outer_wall, np.clip(by, o.y0 + 1, o.y1 - 1), sy)
     img = cv2.remap(top, (sx * ppm).astype(np.float32), (sy * ppm).astype(np.float32), cv2.INTER_LINEAR,
                     borderMode=cv2.BORDER_REFLECT)
-    timg = cv2.remap(table, ((bx + margin) * tppm).astype(np.float32), ((by + margin) * tppm).astype(np.float32),
+    tbx, tby = bx, by
+    if table_pose != (0.0, 0.0, 0.0):  # the board was moved on the table: the table stays put
+        ca, sa = math.cos(math.radians(table_pose[2])), math.sin(math.radians(table_pose[2]))
+        tbx, tby = ca * bx - sa * by + table_pose[0], sa * bx + ca * by + table_pose[1]
+    timg = cv2.remap(table, ((tbx + margin) * tppm).astype(np.float32), ((tby + margin) * tppm).astype(np.float32),
                      cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
     img[table_vis] = timg[table_vis]
 
@@ -668,7 +674,8 @@ class RenderInfo:
 
 def checker_layer(scene: Scene, base: U8 | None = None) -> U8:
     """The board with every resting checker and its shadow (no dice, cube, hands)."""
-    st = static_board(scene.layout, scene.scheme, scene.camera, scene.lighting, scene.seed)
+    scene = in_board_frame(scene)
+    st = static_board(scene.layout, scene.scheme, scene.camera, scene.lighting, scene.seed, scene.table_pose)
     img = st.image.copy() if base is None else base
     sh = _Shader(scene.camera, scene.lighting, st.light)
     spec = scene.layout.spec
@@ -689,7 +696,8 @@ def render_pieces(scene: Scene, img: U8, *, with_hand_mask: bool = True,
 
     ``gains``: exposure/white-balance gains already applied to ``img``, so the pieces match.
     """
-    st = static_board(scene.layout, scene.scheme, scene.camera, scene.lighting, scene.seed)
+    scene = in_board_frame(scene)
+    st = static_board(scene.layout, scene.scheme, scene.camera, scene.lighting, scene.seed, scene.table_pose)
     sh = _Shader(scene.camera, scene.lighting, st.light, gains)
     spec = scene.layout.spec
     r, h = spec.checker_diameter_mm / 2, spec.checker_height_mm
@@ -817,6 +825,7 @@ def apply_gains(img: U8, post: PostFX) -> tuple[U8, tuple[float, float, float]]:
 
 def render(scene: Scene, *, sensor: Sensor | None = None, jpeg: bool = True) -> tuple[U8, RenderInfo]:
     """Render a still scene: the camera frame (BGR uint8) and what the truth needs."""
+    scene = in_board_frame(scene)
     layer = checker_layer(scene)
     img, gains = apply_gains(layer, scene.post)
     info = render_pieces(scene, img, gains=gains)

@@ -13,6 +13,7 @@ import random
 from dataclasses import dataclass, replace
 from enum import Enum
 
+import cv2
 import numpy as np
 
 from rules.position import BAR, OFF, Position, Side
@@ -245,6 +246,26 @@ class PostFX:
 
 
 @dataclass(frozen=True, slots=True)
+class BoardPose:
+    """Where the board (and everything on it) stands on the table: turned ``turn_deg`` about the
+    vertical through the board's centre, then shifted by ``shift_mm`` (x, y).  A nudge during play.
+
+    The camera, the light, the table and the dice cup (standing on the table) stay where they are.
+    """
+
+    shift_mm: tuple[float, float] = (0.0, 0.0)
+    turn_deg: float = 0.0
+
+    def transform(self, layout: BoardLayout) -> tuple[np.ndarray, np.ndarray]:
+        """(R, t) with world = R @ board + t (millimetres)."""
+        R = rot_z(self.turn_deg)
+        cx, cy = layout.outline().center
+        c = np.array([cx, cy, 0.0])
+        t = c - R @ c + np.array([self.shift_mm[0], self.shift_mm[1], 0.0])
+        return R, t
+
+
+@dataclass(frozen=True, slots=True)
 class Scene:
     layout: BoardLayout
     scheme: ColorScheme
@@ -258,6 +279,43 @@ class Scene:
     cup: CupPose | None = None
     turn: Side | None = None
     seed: int = 0
+    board_pose: BoardPose | None = None
+    """None: the board stands where the camera was framed on it (the table frame = the board frame)."""
+    table_pose: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    """Set by :func:`in_board_frame`: the table's texture at board (x, y) is the table's at
+    rot(deg) @ (x, y) + (tx, ty); (tx, ty, deg).  Leave it at zero."""
+
+
+def in_board_frame(scene: Scene) -> Scene:
+    """``scene`` with its :class:`BoardPose` folded into the camera, light, cup and table.
+
+    Everything the renderer and the truth compute is in board millimetres, so a moved board is the
+    same as a camera, light and table moved the other way; the result has ``board_pose`` None.
+    """
+    if scene.board_pose is None:
+        return scene
+    R, t = scene.board_pose.transform(scene.layout)
+    cam = scene.camera
+    Rc = cam.R
+    rv, _ = cv2.Rodrigues(Rc @ R)
+    t2 = Rc @ t + np.asarray(cam.tvec, float)
+    camera = replace(cam, rvec=(float(rv[0, 0]), float(rv[1, 0]), float(rv[2, 0])),
+                     tvec=(float(t2[0]), float(t2[1]), float(t2[2])))
+    li = scene.lighting
+    d = R.T @ np.asarray(li.direction, float)
+    hs = R.T @ (np.array([li.hotspot_mm[0], li.hotspot_mm[1], 0.0]) - t)
+    lighting = replace(li, direction=(float(d[0]), float(d[1]), float(d[2])),
+                       hotspot_mm=(float(hs[0]), float(hs[1])))
+    cup = scene.cup
+    if cup is not None:
+        cc = R.T @ (np.asarray(cup.center, float) - t)
+        cup = replace(cup, center=(float(cc[0]), float(cc[1]), float(cc[2])), rot=to_mat3(R.T @ mat(cup.rot)))
+    tx, ty, deg = scene.table_pose
+    # compose: table <- world (R, t) <- board
+    Rt = rot_z(deg)
+    t_tab = Rt @ t + np.array([tx, ty, 0.0])
+    table = (float(t_tab[0]), float(t_tab[1]), deg + scene.board_pose.turn_deg)
+    return replace(scene, camera=camera, lighting=lighting, cup=cup, board_pose=None, table_pose=table)
 
 
 # ---------------------------------------------------------------------- placement

@@ -25,7 +25,7 @@ from vision.observation import (
 )
 from vision.sim.optics import CameraModel
 from vision.sim.render import RenderInfo
-from vision.sim.scene import DIE_AXES, Scene, mat
+from vision.sim.scene import DIE_AXES, Scene, in_board_frame, mat
 
 SCHEMA = "bgref.sim.truth/1"
 COVER_FRACTION = 0.15  # a region is "covered" when a hand hides this share of it
@@ -152,7 +152,8 @@ def build_truth(
     scene: Scene, info: RenderInfo, *, seq: int = 0, t: float = 0.0, still: bool = True,
     events: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """The JSON-ready truth record of a rendered scene."""
+    """The JSON-ready truth record of a rendered scene (a moved board: as seen, in board millimetres)."""
+    scene = in_board_frame(scene)
     layout, cam = scene.layout, scene.camera
     pts = [[0, 0] for _ in range(24)]
     bar = [0, 0]

@@ -29,6 +29,8 @@ FloatArray = npt.NDArray[np.float64]
 LabImage = npt.NDArray[np.float32]
 
 SKIP_WALLED = True
+TRIANGLE_SEARCH_PX = 8.0
+"""The points' sides join the fit once the search window (px at 1920 wide) is this narrow."""
 OUTER_FOOT_MM = -12.0
 """Assumed depth of the table under the board's outer wall, only to decide whether that wall shows."""
 
@@ -41,6 +43,8 @@ class Segment:
     b: tuple[float, float]
     up: tuple[float, float]
     outer: bool
+    flat: bool = False
+    """A colour edge painted on the playing surface (a point's side): seen at z = 0, no wall."""
 
 
 def model_segments(spec: BoardSpec) -> tuple[Segment, ...]:
@@ -55,6 +59,21 @@ def model_segments(spec: BoardSpec) -> tuple[Segment, ...]:
                 Segment((r.x1, r.y0), (r.x1, r.y1), (1.0, 0.0), False),
                 Segment((r.x1, r.y1), (r.x0, r.y1), (0.0, 1.0), False),
                 Segment((r.x0, r.y1), (r.x0, r.y0), (-1.0, 0.0), False)]
+    return tuple(out)
+
+
+def triangle_segments(spec: BoardSpec, start: float = 0.45) -> tuple[Segment, ...]:
+    """The two long sides of every point, from ``start`` of the way up from the base to the tip (the
+    tip halves: the starting position's stacks cover the bases)."""
+    lay = BoardLayout(spec)
+    out: list[Segment] = []
+    for p in range(1, 25):
+        (x0, by), (x1, _), (tx, ty), _ = lay.point_polygon(p)
+        for bx in (x0, x1):
+            a = (bx + (tx - bx) * start, by + (ty - by) * start)
+            ln = math.hypot(tx - bx, ty - by)
+            out.append(Segment(a, (tx + (bx - tx) * 0.04, ty + (by - ty) * 0.04),
+                               (-(ty - by) / ln, (tx - bx) / ln), False, True))
     return tuple(out)
 
 
@@ -91,7 +110,7 @@ def observe(
     """
     segs = segments if segments is not None else model_segments(spec)
     h = spec.rail_height_mm
-    A, U, OUT, T = [], [], [], []
+    A, U, OUT, T, FL = [], [], [], [], []
     for s in segs:
         a, b = np.array(s.a), np.array(s.b)
         length = float(np.linalg.norm(b - a))
@@ -101,10 +120,12 @@ def observe(
         A.append(pts)
         U.append(np.tile(s.up, (n, 1)))
         OUT.append(np.full(n, s.outer))
+        FL.append(np.full(n, s.flat))
         T.append(np.tile(np.append((b - a) / length, 0.0), (n, 1)))
     pts2 = np.vstack(A)
     up = np.vstack(U)
     outer = np.concatenate(OUT)
+    flat = np.concatenate(FL)
     tang = np.vstack(T)
     m = len(pts2)
     rim = np.hstack([pts2, np.full((m, 1), h)])
@@ -115,11 +136,11 @@ def observe(
     u = pu - pr
     u /= np.maximum(np.linalg.norm(u, axis=1, keepdims=True), 1e-9)
     wall = -np.sum((pf - pr) * u, axis=1)  # > 0: the foot shows beyond the rim, on the low side
-    use_foot = (~outer) & (wall > 0.7)
+    use_foot = ((~outer) & (wall > 0.7)) | flat
     walled_outer = outer & (wall > 0.7)
     keep = ~walled_outer if SKIP_WALLED else np.ones(len(outer), bool)
     centre = np.where(use_foot[:, None], pf, pr)
-    hi = np.where(use_foot, np.minimum(search, np.maximum(0.5, wall * 0.5)), search)
+    hi = np.where(use_foot & ~flat, np.minimum(search, np.maximum(0.5, wall * 0.5)), search)
     lo = np.where(walled_outer, -np.minimum(search, np.maximum(0.5, wall * 0.5)), -search)
     steps = np.arange(-search, search + 0.25, 0.5)
     grid = centre[:, None, :] + steps[None, :, None] * u[:, None, :]
@@ -172,6 +193,7 @@ def _residuals(p: FloatArray, cam: CameraModel, obs: FloatArray, P: FloatArray, 
 def fit_pose(
     lab: LabImage, camera: CameraModel, spec: BoardSpec, rvec: FloatArray, tvec: FloatArray, *,
     free_lens: bool | None = None, searches: tuple[float, ...] = (24.0, 14.0, 8.0, 5.0, 3.0, 2.5),
+    use_triangles: bool = True,
 ) -> PoseFit:
     """Refine ``rvec``/``tvec`` (and the lens of a default camera) to the board's edges in ``lab``.
 
@@ -190,13 +212,15 @@ def fit_pose(
     prior0[0] = math.log(f_def / camera.fx)
     scale_px = camera.width / 1920.0
     segs = model_segments(spec)
+    segs_fine = segs + triangle_segments(spec) if use_triangles else segs
     n_par = 11 if free else 6
     obs = np.zeros((0, 2))
     n_try = 1
     for stage, s in enumerate(searches):
         search = max(1.5, s * scale_px)
         K, dist = _params_camera(camera, p, free)
-        obs, P, T, strength, n_try = observe(lab, K, dist, p[:3], p[3:6], spec, search, segments=segs)
+        obs, P, T, strength, n_try = observe(lab, K, dist, p[:3], p[3:6], spec, search,
+                                             segments=segs_fine if s <= TRIANGLE_SEARCH_PX else segs)
         strong = strength > max(1e-3, 0.25 * float(np.median(strength))) if len(strength) else strength > 0
         obs, P, T = obs[strong], P[strong], T[strong]
         if len(obs) < 30:

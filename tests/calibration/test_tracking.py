@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from calibration.camera import CameraModel
 from calibration.profile import CalibrationProfile
@@ -36,3 +37,26 @@ def test_nudge_is_detected_and_refitted() -> None:
     assert statuses[-1] is TrackStatus.REFITTED
     assert np.abs(np.array(tracker.profile.corners_px) - c1).max() < 1.5
     assert tracker.update(img1, 1.0).status is TrackStatus.OK
+
+
+def test_board_pose_moves_board_and_pieces_not_the_table() -> None:
+    from dataclasses import replace
+
+    from calibration.scenes import truth_of
+    from vision.sim.config import SimConfig
+    from vision.sim.render import render
+    from vision.sim.scene import BoardPose, random_scene
+
+    cfg = SimConfig().with_overrides(hands_p=0.0, cup_p=0.0, tilt_deg=10.0)
+    scene = random_scene(3, cfg, width=320, height=180)
+    moved = replace(scene, board_pose=BoardPose((25.0, -10.0), 4.0))
+    t0, t1 = truth_of(scene), truth_of(moved)
+    # the outline moves by about 25 mm worth of pixels and turns
+    shift = np.abs(t1.corners_px - t0.corners_px).max()
+    assert shift > 3.0
+    assert truth_of(replace(scene, board_pose=BoardPose())).corners_px == pytest.approx(t0.corners_px, abs=1e-6)
+    a, _ = render(scene)
+    b, _ = render(moved)
+    # a table corner far from the board stays the same; the board's middle changes
+    assert np.abs(a[:12, :12].astype(int) - b[:12, :12].astype(int)).mean() < 3.0
+    assert np.abs(a.astype(int) - b.astype(int)).mean() > 3.0

@@ -36,8 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     src.add_argument("--camera", help="a camera index or video source to grab one frame from (e.g. 0)")
     p.add_argument("--out", type=Path, help="where to write the profile (or, for check, the annotated image)")
     p.add_argument("--board", default="auto",
-                   help="board dimensions: auto (guessed from the fit; tournament for --corners/--aruco), "
-                        "tournament or travel")
+                   help="board type: tournament or travel (give it: a director knows his board); "
+                        "auto = a best-effort guess from the fit (tournament for --corners/--aruco)")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--corners", help="manual: the four outer frame corners x1,y1,...,x4,y4 in any order")
     how.add_argument("--click", action="store_true", help="manual: click the four corners in a window")

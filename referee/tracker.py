@@ -109,6 +109,7 @@ class SeenDie:
     x: float
     y: float
     owner: Side | None
+    edge: bool = False  # within the boundary margin of another area
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,15 +344,23 @@ def scene_of(obs: BoardObservation, cfg: TrackerConfig) -> Scene:
 
 
 def _seen_die(d: DieReading, cfg: TrackerConfig) -> SeenDie:
+    """A die as the tracker compares it.
+
+    A die near an area boundary is unsure (which table? on the bar?) -- unless it is surely
+    cocked: then the throw is void wherever exactly it rests (every code: rethrow both), and it is
+    taken as cocked against that edge from inside the table.
+    """
+    edge = d.boundary_mm < cfg.boundary_margin_mm
+    sure_cocked = d.cocked is True and d.cocked_confidence >= cfg.cocked_confidence
     sure = (
         d.face is not None
         and d.face_confidence >= cfg.face_confidence
         and d.cocked is not None
         and d.cocked_confidence >= cfg.cocked_confidence
-        and d.boundary_mm >= cfg.boundary_margin_mm
+        and (not edge or sure_cocked)
     )
     return SeenDie(d.face, sure, not bool(d.cocked), d.area.value, d.on_die, d.center_mm[0], d.center_mm[1],
-                   d.owner)
+                   d.owner, edge)
 
 
 def _near(d: SeenDie, places: Sequence[tuple[float, float]], mm: float) -> bool:
@@ -364,6 +373,7 @@ class Tracker:
     def __init__(self, config: TrackerConfig | None = None, state: TrackerState | None = None) -> None:
         self.config = config or TrackerConfig()
         self.state = state or TrackerState()
+        self._again = False
 
     # ------------------------------------------------------------------ seats and tables
     def _right_table(self, side: Side) -> str:
@@ -383,8 +393,8 @@ class Tracker:
     def _rest(self, d: SeenDie, thrower: Side) -> Rest:
         if d.on_die:
             return Rest.ON_DIE
-        if not d.flat and d.area == Area.RAIL.value:
-            return Rest.RIGHT_TABLE  # leaning against the rail from inside the table: cocked, not off the board
+        if not d.flat and (d.area == Area.RAIL.value or d.edge):
+            return Rest.RIGHT_TABLE  # leaning against the rail (or an edge) from inside the table: cocked
         if d.area == self._right_table(thrower):
             return Rest.RIGHT_TABLE
         if d.area in (Area.LEFT_TABLE.value, Area.RIGHT_TABLE.value):
@@ -415,7 +425,11 @@ class Tracker:
         self.state = replace(s, seq=obs.seq, pending=key, pending_count=count)
         if count != self.config.settle_frames:
             return []
-        return self._accept(scene, obs.seq, obs.t)
+        self._again = False
+        out = self._accept(scene, obs.seq, obs.t)
+        if self._again:  # part of this scene waits for the laws' answer: accept it again on the next frame
+            self.state = replace(self.state, pending=key, pending_count=self.config.settle_frames - 1)
+        return out
 
     def _accept(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
         out: list[Emitted] = []
@@ -460,7 +474,8 @@ class Tracker:
             if s.opening:  # a tie, lifted for the rethrow
                 self.state = replace(s, opening=())
             return out
-        known = list(s.opening)
+        # an opening die no longer there was lifted (a tie, thrown again): forget it
+        known = [k for k in s.opening if any(_near(d, [(k[2], k[3])], self.config.same_die_mm) for d in sc.dice)]
         for d in sc.dice:
             if _near(d, [(x, y) for _, _, x, y in known], self.config.same_die_mm):
                 continue
@@ -477,9 +492,10 @@ class Tracker:
             w, b = faces[Side.WHITE], faces[Side.BLACK]
             if w != b:
                 winner = Side.WHITE if w > b else Side.BLACK
+                xy = {_side(side): (x, y) for side, _, x, y in known}
                 self.state = replace(self.state, phase=Phase.PLAYING, turn=winner,
                                      dice=(faces[winner], faces[winner.opponent]),
-                                     dice_xy=tuple((x, y) for _, _, x, y in known), opening=(),
+                                     dice_xy=(xy[winner], xy[winner.opponent]), opening=(),
                                      start=self.state.board or sc.board, move=1)
         return out
 
@@ -520,7 +536,7 @@ class Tracker:
         turn = s.turn
         cfg = self.config
         out: list[Emitted] = []
-        mover_dice = [d for d in sc.dice if _near(d, s.dice_xy, cfg.same_die_mm)] if s.dice_xy else []
+        mover_dice = [d for d in sc.dice if self._is_mover_die(d)] if s.dice_xy else []
         others = [d for d in sc.dice if d not in mover_dice]
         fresh = [d for d in others if not _near(d, s.other_xy, cfg.same_die_mm)
                  and not _near(d, s.stale_xy, cfg.same_die_mm)]
@@ -532,9 +548,14 @@ class Tracker:
                 out += self._throw_event(turn.opponent, fresh[:2], seq, t)
                 self.state = replace(self.state, other_xy=tuple((d.x, d.y) for d in fresh[:2]))
             if lifted and s.early and sc.board == s.start:
-                # an early throw picked up untouched: thrown again (at the opponent's choice, or void)
+                # an early throw lifted untouched: either it stood and could not be played (the turn
+                # ends), or the laws voided it (it is thrown again).  The laws know which: the
+                # session brings the turn in line with them (Session._sync_tracker).
+                out.append(Emitted(DiceLifted(turn, t=t), seq, note="early dice lifted untouched"))
                 self.state = replace(self.state, phase=Phase.TO_THROW, dice=None, dice_xy=(), early=False,
-                                     stale_xy=tuple((d.x, d.y) for d in mover_dice), move=s.move - 1)
+                                     stale_xy=tuple((d.x, d.y) for d in mover_dice))
+                if fresh:  # the next throw already down: judge it once the turn is known (next still frame)
+                    self._again = True
                 return out
             if lifted:
                 out += self._lifted(sc, seq, t)
@@ -558,8 +579,9 @@ class Tracker:
             still_there = tuple((d.x, d.y) for d in sc.dice if _near(d, s.stale_xy, cfg.same_die_mm))
             if still_there != s.stale_xy:
                 self.state = s = replace(s, stale_xy=still_there)
-        if sc.board != s.sent and sc.board != s.board and not sc.dice:
-            out += self._checkers(sc, seq, t)  # checkers moved without a throw
+        if sc.board != s.sent and ((sc.board != s.board and not sc.dice) or len(fresh) >= 2):
+            # checkers moved without a throw, or a correction seen only with the next throw down
+            out += self._checkers(sc, seq, t)
         if len(fresh) >= 2:
             if s.offer is not None:
                 out.append(Emitted(CubeTaken(_side(s.offer[0]).opponent, t=t), seq, note="taken by playing on"))
@@ -571,6 +593,14 @@ class Tracker:
                 self.state = replace(self.state, phase=Phase.VOID_THROW,
                                      dice_xy=tuple((d.x, d.y) for d in fresh[:2]))
         return out
+
+    def _is_mover_die(self, d: SeenDie) -> bool:
+        """``d`` lies where one of the mover's dice lay, showing the same face (another die can land there)."""
+        s = self.state
+        faces: tuple[int | None, ...] = s.dice if s.dice is not None and len(s.dice) == len(s.dice_xy) else \
+            (None,) * len(s.dice_xy)
+        return any(math.hypot(d.x - x, d.y - y) <= self.config.same_die_mm and (f is None or d.face in (f, None))
+                   for (x, y), f in zip(s.dice_xy, faces, strict=True))
 
     def _start_play(self, dice: Sequence[SeenDie], sc: Scene, seq: int) -> None:
         s = self.state

@@ -14,7 +14,7 @@ outside_table          a die comes to rest outside the thrower's right-hand tabl
 lifted_early           the dice are lifted before the play is complete
 wrong_double           the cube is offered at the wrong value (or by a player who does not own it)
 illegal_wrong_distance a checker moves a distance that is not on the dice
-illegal_blocked        a checker lands on a point the opponent holds
+illegal_blocked        a checker jumps a blocked point: both dice in one move with both landing points held
 illegal_bar            a checker moves while its side still has a checker on the bar
 illegal_one_die        only one die is played when both can be
 illegal_bear_off       a checker is borne off before all are home
@@ -22,7 +22,25 @@ illegal_wrong_colour   the player moves one of the opponent's checkers
 illegal_hit_not_to_bar a hit checker is taken off the board instead of put on the bar
 =====================  ===============================================================
 
-After an illegal play the position stands for a moment, then the player corrects it.
+Every scripted infraction is a real one under the laws (docs/laws.md): a play is complete when
+the dice are lifted, so an illegal or incomplete play is *lifted* first; the scene then stands
+still for ``Timing.illegal_hold`` frames (the opponent notices) and the player corrects it to a
+legal play, as the modern "Legal Moves" rule requires before the opponent throws.  An invalid
+throw (cocked, wrong table) stands still, then is picked up and thrown again; a wrong double is
+put back.  A premature throw follows ``GameScript.premature``: ``"stands"`` (modern 4.6, the
+default) leaves the early dice down, the mover lifts his, and the early dice are played;
+``"void"`` (1931 rule 14, IBA rule 7, or the opponent choosing a rethrow) has them picked up and
+thrown again at his turn.
+
+Each seeded infraction is announced in the truth's ``events`` as ``"infraction KIND SIDE"``
+(plus a detail for cocked dice: what the die leans on) on the frame where it happens, and
+:attr:`GameDirector.seeded` lists them; :attr:`GameDirector.record` is the game as it was played
+(each completed play in gnubg notation, after any correction), for checking exports.
+
+``pixels=False`` builds the same truth without rasterising anything (for fast referee tests
+through the oracle): the random course of the game is identical, the image is a 1x1 black
+placeholder, and ``hands.covered`` is empty (a frame with a hand is never still, so the referee
+ignores it either way).
 """
 
 from __future__ import annotations
@@ -38,9 +56,10 @@ import cv2
 import numpy as np
 
 from rules.dice import Dice
+from rules.laws.machine import partial_afters
 from rules.moves import LegalPlays, Play, legal_plays
 from rules.position import BAR, OFF, Position, Side
-from vision.geometry import Area, LongSide
+from vision.geometry import Area, LongSide, Seating
 from vision.sim.config import SimConfig
 from vision.sim.render import RenderInfo, Sensor, apply_gains, checker_layer, motion_blur, render_pieces
 from vision.sim.scene import (
@@ -83,6 +102,11 @@ class GameScript:
     max_turns: int = 400
     double_p: float = 0.05  # chance a player offers the cube before a throw when he may
     take_p: float = 0.85
+    premature: str = "stands"  # "stands" (modern 4.6: the early dice are played) or "void" (thrown again)
+
+    def __post_init__(self) -> None:
+        if self.premature not in ("stands", "void"):
+            raise GameScriptError(f"premature must be 'stands' or 'void', got {self.premature!r}")
 
     @classmethod
     def parse(cls, items: list[str] | tuple[str, ...], *, max_turns: int = 400) -> GameScript:
@@ -130,6 +154,27 @@ class _Board:
     held: list[CheckerPose] = field(default_factory=list)
     layer_key: tuple[CheckerPose, ...] | None = None
     layer: np.ndarray | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Seeded:
+    """One scripted infraction as it was staged: what, by whom, and the law code it breaks."""
+
+    kind: str
+    side: Side
+    turn: int
+    seq: int  # the frame on which it happened (the throw, the lift, the cube turned)
+    code: str  # rules.laws.verdicts.Infraction value (see expected_code)
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedMove:
+    """One completed play of the rendered game (after any correction)."""
+
+    side: Side
+    dice: tuple[int, int]
+    notation: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,12 +227,25 @@ def diff_moves(a: Position, b: Position) -> list[tuple[Side, str, str]]:
 
 
 # ---------------------------------------------------------------------- illegal plays
-def _move(pos: Position, side: Side, start: int, end: int) -> Position:
-    """``pos`` with one of ``side``'s checkers moved (own numbering; 0 = off, 25 = bar), no hit."""
+def _move(pos: Position, side: Side, start: int, end: int) -> Position | None:
+    """``pos`` with one of ``side``'s checkers moved (own numbering; 0 = off, 25 = bar), no hit; None if none is there."""
     c = list(pos.counts(side))
     c[start] -= 1
     c[end] += 1
+    if c[start] < 0:
+        return None
     return pos.replace(side, tuple(c))
+
+
+def _hit_move(pos: Position, side: Side, start: int, end: int) -> Position | None:
+    """:func:`_move`, sending an opponent's blot on ``end`` to the bar."""
+    after = _move(pos, side, start, end)
+    opp = list(pos.counts(side.opponent))
+    if after is None or opp[25 - end] != 1:
+        return after
+    opp[25 - end] = 0
+    opp[BAR] += 1
+    return after.replace(side.opponent, tuple(opp))
 
 
 def make_illegal(kind: str, before: Position, dice: Dice, plays: LegalPlays, rng: random.Random) -> Position | None:
@@ -200,7 +258,7 @@ def make_illegal(kind: str, before: Position, dice: Dice, plays: LegalPlays, rng
     def opp_at(p: int) -> int:  # opponent's checkers on my point p
         return opp[25 - p] if 1 <= p <= 24 else 0
 
-    cands: list[Position] = []
+    cands: list[Position | None] = []
     if kind == "illegal_wrong_distance":
         for play in legal:
             for st in play.steps:
@@ -212,20 +270,29 @@ def make_illegal(kind: str, before: Position, dice: Dice, plays: LegalPlays, rng
                         after = _move(play.after.with_turn(side), side, st.end, e)
                         cands.append(after)
     elif kind == "illegal_blocked":
-        for s in range(1, 25):
-            if me[s] == 0 or me[BAR]:
-                continue
-            for d in {dice.d1, dice.d2}:
-                e = s - d
-                if 1 <= e <= 24 and opp_at(e) >= 2:
-                    cands.append(_move(before, side, s, e))
+        # one checker moved with several dice through a blocked landing point: both dice past two
+        # held points, or a double past any held point; it lands on an open point or hits a blot
+        if not me[BAR]:
+            for s in range(1, 25):
+                if me[s] == 0:
+                    continue
+                if dice.is_double:
+                    d = dice.d1
+                    routes = [(s - k * d, [s - j * d for j in range(1, k)]) for k in (2, 3, 4)]
+                    routes = [(e, mids) for e, mids in routes if any(opp_at(m) >= 2 for m in mids)]
+                else:
+                    e = s - dice.d1 - dice.d2
+                    routes = [(e, [s - dice.d1])] if opp_at(s - dice.d1) >= 2 and opp_at(s - dice.d2) >= 2 else []
+                for e, _ in routes:
+                    if 1 <= e <= 24 and opp_at(e) <= 1:
+                        cands.append(_hit_move(before, side, s, e))
     elif kind == "illegal_bar":
         if me[BAR]:
             for s in range(1, 25):
                 if me[s]:
                     for d in {dice.d1, dice.d2}:
                         e = s - d
-                        if 1 <= e <= 24 and opp_at(e) < 2:
+                        if 1 <= e <= 24 and opp_at(e) == 0:
                             cands.append(_move(before, side, s, e))
     elif kind == "illegal_one_die":
         if plays.max_dice >= 2:
@@ -254,10 +321,37 @@ def make_illegal(kind: str, before: Position, dice: Dice, plays: LegalPlays, rng
                 oc[BAR] -= 1
                 oc[OFF] += 1  # put aside, off the board (shown in the opponent's tray)
                 cands.append(a.replace(side.opponent, tuple(oc)).with_turn(side))
-    cands = [c for c in cands if plays.find(c.with_turn(side.opponent)) is None and c != before]
-    if not cands:
+    partial = partial_afters(plays)
+    want_partial = kind == "illegal_one_die"  # the laws call a die left unplayed an incomplete play
+
+    def fits(c: Position | None) -> bool:
+        if c is None or c == before or not c.is_valid() or plays.find(c.with_turn(side.opponent)) is not None:
+            return False
+        if c.counts(Side.WHITE)[OFF] >= 15 or c.counts(Side.BLACK)[OFF] >= 15:
+            return False
+        return ((c.white, c.black) in partial) is want_partial
+
+    good = [c for c in cands if c is not None and fits(c)]
+    if not good:
         return None
-    return rng.choice(cands)
+    return rng.choice(good)
+
+
+def expected_code(kind: str, detail: str = "", *, cube_owned_by_other: bool = False) -> str:
+    """The infraction code (rules.laws.verdicts.Infraction value) the laws give a scripted ``kind``."""
+    if kind == "premature_throw":
+        return "premature-throw"
+    if kind == "cocked_die":
+        return "dice-on-die" if detail == "die_top" else "dice-cocked"
+    if kind == "outside_table":
+        return "dice-wrong-table"
+    if kind in ("lifted_early", "illegal_one_die"):
+        return "incomplete-play"
+    if kind == "wrong_double":
+        return "double-cube-not-owned" if cube_owned_by_other else "cube-wrong-value"
+    if kind.startswith("illegal_"):
+        return "illegal-play"
+    raise GameScriptError(f"unknown infraction {kind!r}")
 
 
 # ---------------------------------------------------------------------- the director
@@ -267,7 +361,7 @@ class GameDirector:
     def __init__(
         self, seed: int, *, script: GameScript | None = None, cfg: SimConfig | None = None,
         width: int = 1280, height: int = 720, fps: float = 30.0, timing: Timing | None = None,
-        jpeg: bool = False,
+        jpeg: bool = False, pixels: bool = True,
     ) -> None:
         self.seed = seed
         self.script = script or GameScript()
@@ -300,6 +394,21 @@ class GameDirector:
         self.wb_amp = self.cfg.wb_drift.sample(self.rng)
         self.current_dice: Dice | None = None
         self.jpeg = jpeg
+        self.pixels = pixels
+        self.seeded: list[Seeded] = []
+        self.record: list[PlayedMove] = []
+        self.early_dice: Dice | None = None  # a premature throw that stands: the next turn's dice
+        self._blank = np.zeros((1, 1, 3), np.uint8)
+
+    @property
+    def seating(self) -> Seating:
+        """Where WHITE sits and where his home is (what a calibration profile would say)."""
+        return self.layout.seating
+
+    def _seed(self, kind: str, side: Side, detail: str = "", *, cube_owned_by_other: bool = False) -> None:
+        code = expected_code(kind, detail, cube_owned_by_other=cube_owned_by_other)
+        self.seeded.append(Seeded(kind, side, self.turn_no, self.seq, code, detail))
+        self.events.append(f"infraction {kind} {side.name}" + (f" {detail}" if detail else ""))
 
     # ------------------------------------------------------------------ frame output
     def _frame(self, *, moving: bool, blur: list[tuple[tuple[int, int, int, int], tuple[float, float], float]]
@@ -308,10 +417,13 @@ class GameDirector:
         key = tuple(b.checkers)
         scene = replace(b.scene, checkers=key + tuple(b.held), dice=tuple(b.dice), cube=b.cube,
                         hands=tuple(b.hands), turn=self.position.turn)
+        t = self.seq / self.fps
+        if not self.pixels:
+            self.still_frames = 0 if moving else self.still_frames + 1
+            return self._blank, self._truth(scene, RenderInfo((), None, None), t, moving)
         if b.layer_key != key or b.layer is None:
             b.layer = checker_layer(replace(scene, checkers=key))
             b.layer_key = key
-        t = self.seq / self.fps
         hand_boost = 0.04 if b.hands else 0.0  # auto-exposure reacting to a bright/dark arm
         exposure = 1.0 + self.exposure_amp * math.sin(2 * math.pi * t / 7.0 + self.drift_phase) - hand_boost
         wb = (1.0 + self.wb_amp * math.sin(2 * math.pi * t / 11.0), 1.0,
@@ -322,6 +434,9 @@ class GameDirector:
             motion_blur(img, box, d, length)
         out = self.sensor.apply(img, replace(scene.post, exposure=1.0, wb=(1.0, 1.0, 1.0)), jpeg=self.jpeg)
         self.still_frames = 0 if moving else self.still_frames + 1
+        return out, self._truth(scene, info, t, moving)
+
+    def _truth(self, scene: Scene, info: RenderInfo, t: float, moving: bool) -> dict[str, Any]:
         truth = build_truth(scene, info, seq=self.seq, t=t, still=not moving and self.still_frames >= 3,
                             events=tuple(self.events))
         truth["game"] = {
@@ -334,7 +449,7 @@ class GameDirector:
         }
         self.events = []
         self.seq += 1
-        return out, truth
+        return truth
 
     def _hold(self, n: int) -> Iterator[tuple[np.ndarray, dict[str, Any]]]:
         for _ in range(n):
@@ -563,6 +678,7 @@ class GameDirector:
                 break
             yield from self._lift_dice(Side.WHITE)
             yield from self._lift_dice(Side.BLACK)
+            yield from self._hold(tm.think)
         first = Side.WHITE if w > bl else Side.BLACK
         self.position = self.position.with_turn(first)
         dice = Dice(w, bl) if first is Side.WHITE else Dice(bl, w)
@@ -570,79 +686,116 @@ class GameDirector:
         while self.turn_no < self.script.max_turns:
             self.turn_no += 1
             side = self.position.turn
-            if not opening:
+            if self.early_dice is not None:  # a premature throw that stands: already on the board
+                dice, self.early_dice = self.early_dice, None
+            elif not opening:
                 yield from self._maybe_double(side)
                 if self.winner is not None:
                     break
                 dice = Dice(self.rng.randint(1, 6), self.rng.randint(1, 6))
-                kind = self._take_infraction(("cocked_die", "outside_table"))
-                cocked = None
-                area = None
-                if kind == "cocked_die":
-                    cocked = self.rng.choice(("checker", "rail", "bar", "die", "die_top"))
-                    self.events.append("infraction cocked_die")
-                elif kind == "outside_table":
-                    area = self.layout.right_hand_table(side.opponent)
-                    self.events.append("infraction outside_table")
-                if kind:
-                    self._done(kind)
-                yield from self._throw(side, (dice.d1, dice.d2), cocked=cocked, area=area)
-                if cocked or area:
-                    # the throw is void: lift and throw again
-                    yield from self._hold(tm.think)
-                    yield from self._lift_dice(side)
-                    yield from self._throw(side, (dice.d1, dice.d2))
+                yield from self._throw_turn(side, dice)
             self.current_dice = dice
-            opening = False
+            first_turn, opening = opening, False
+            lifted = False
             plays = legal_plays(self.position, dice)
             play = self.rng.choice(list(plays))
             before = self.position
-            illegal_kinds = tuple(k for k in INFRACTIONS if k.startswith("illegal_"))
-            kind = self._take_infraction(illegal_kinds)
+            kind, bad = self._illegal_play(before, dice, plays)
             early = self._take_infraction(("lifted_early",))
             yield from self._hold(tm.think)
-            if kind:
-                bad = make_illegal(kind, before, dice, plays, self.rng)
-                if bad is not None:
-                    self._done(kind)
-                    yield from self._transition(side, before, bad, None)
-                    self.events.append(f"infraction {kind}")
-                    self.position = bad.with_turn(side)
-                    yield from self._hold(tm.illegal_hold)
-                    self.events.append("correction")
-                    yield from self._transition(side, bad.with_turn(side), before, None)
-                    self.position = before
-            if early and len(play.steps) >= 2:
+            if kind and bad is not None:
+                # the illegal play is made and completed (dice lifted); the opponent notices; it is corrected
+                self._done(kind)
+                yield from self._transition(side, before, bad, None)
+                self.position = bad.with_turn(side)
+                yield from self._hold(tm.settle)
+                self._seed(kind, side)
+                yield from self._lift_dice(side)
+                lifted = True
+                yield from self._hold(tm.illegal_hold)
+                self.events.append("correction")
+                yield from self._transition(side, bad.with_turn(side), play.after, None)
+                yield from self._hold(tm.settle)
+            elif early and len(play.steps) >= 2:
+                # the dice are lifted after the first step: an incomplete play, then completed
                 self._done("lifted_early")
                 first_step = Play(play.steps[:1], play.after)
                 yield from self._transition(side, before, play.after, first_step)
-                self.events.append("infraction lifted_early")
+                yield from self._hold(tm.settle)
+                self._seed("lifted_early", side)
                 yield from self._lift_dice(side)
+                lifted = True
+                yield from self._hold(tm.illegal_hold)
+                self.events.append("correction")
                 rest = Play(play.steps[1:], play.after)
                 yield from self._transition(side, before, play.after, rest)
+                yield from self._hold(tm.settle)
             else:
                 yield from self._transition(side, before, play.after, play)
             self.position = play.after
+            self.record.append(PlayedMove(side, (dice.d1, dice.d2), play.notation()))
             self.events.append(f"play {side.name} {play.notation() or 'none'}")
             winner = self.position.winner()
             if winner is not None:
                 self.winner = winner
-                yield from self._lift_dice(side)
+                yield from self._hold(tm.think)
+                if not lifted:
+                    yield from self._lift_dice(side)
                 self.events.append(f"game_over {winner.name}")
                 yield from self._hold(tm.settle * 2)
                 break
-            if self._take_infraction(("premature_throw",)):
+            if not lifted and not first_turn and self._take_infraction(("premature_throw",)):
                 self._done("premature_throw")
-                self.events.append("infraction premature_throw")
                 nxt = self.position.turn
-                early_dice = (self.rng.randint(1, 6), self.rng.randint(1, 6))
-                yield from self._throw(nxt, early_dice, keep=True)
+                early_dice = Dice(self.rng.randint(1, 6), self.rng.randint(1, 6))
+                yield from self._hold(tm.think)
+                self._seed("premature_throw", nxt)
+                yield from self._throw(nxt, (early_dice.d1, early_dice.d2), keep=True)
                 yield from self._hold(tm.think)
                 yield from self._lift_dice(side)
-                yield from self._lift_dice(nxt)
+                yield from self._hold(tm.think)
+                if self.script.premature == "stands":
+                    self.early_dice = early_dice
+                else:  # void: picked up, thrown again when his turn comes
+                    yield from self._lift_dice(nxt)
             else:
-                yield from self._lift_dice(side)
+                if not lifted:
+                    yield from self._lift_dice(side)
+                if first_turn:  # the other opening die goes back to its owner
+                    yield from self._lift_dice(side.opponent)
             self.current_dice = None
+
+    def _illegal_play(self, before: Position, dice: Dice, plays: LegalPlays) -> tuple[str | None, Position | None]:
+        """The first due illegal play this throw allows (a kind that is impossible now waits)."""
+        tried: set[str] = set()
+        for kind, turn in self.pending:
+            if kind.startswith("illegal_") and self.turn_no >= turn and kind not in tried:
+                tried.add(kind)
+                bad = make_illegal(kind, before, dice, plays, self.rng)
+                if bad is not None:
+                    return kind, bad
+        return None, None
+
+    def _throw_turn(self, side: Side, dice: Dice) -> Iterator[tuple[np.ndarray, dict[str, Any]]]:
+        """A turn's throw, with a scripted invalid throw (cocked, wrong table) picked up and thrown again."""
+        tm = self.timing
+        kind = self._take_infraction(("cocked_die", "outside_table"))
+        cocked = None
+        area = None
+        if kind == "cocked_die":
+            cocked = self.rng.choice(("checker", "rail", "bar", "die", "die_top"))
+        elif kind == "outside_table":
+            area = self.layout.right_hand_table(side.opponent)
+        if kind:
+            self._done(kind)
+            self._seed(kind, side, cocked or "")
+        yield from self._throw(side, (dice.d1, dice.d2), cocked=cocked, area=area)
+        if kind:
+            # the throw is void: it stands a moment, is picked up and thrown again
+            yield from self._hold(tm.think)
+            yield from self._lift_dice(side)
+            yield from self._hold(tm.think)
+            yield from self._throw(side, (dice.d1, dice.d2))
 
     def _maybe_double(self, side: Side) -> Iterator[tuple[np.ndarray, dict[str, Any]]]:
         wrong = self._take_infraction(("wrong_double",))
@@ -654,7 +807,7 @@ class GameDirector:
             self._done("wrong_double")
             value = min(64, self.cube_value * 4) if self.cube_value < 16 else 2
             yield from self._cube_to(side, value, pos, f"cube_offered {value}")
-            self.events.append("infraction wrong_double")
+            self._seed("wrong_double", side, cube_owned_by_other=self.cube_owner is side.opponent)
             yield from self._hold(self.timing.illegal_hold)
             back = "middle" if self.cube_owner is None else ("white" if self.cube_owner is Side.WHITE else "black")
             yield from self._cube_to(side, 64 if self.cube_owner is None else self.cube_value, back, "correction")

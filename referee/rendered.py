@@ -1,0 +1,231 @@
+"""Refereeing rendered games: the simulator as the camera, with its scripted infractions as the key.
+
+:func:`referee_game` plays one :class:`vision.sim.game.GameDirector` game through a reader (the
+renderer's ground truth — the oracle — by default, or the real vision) and a
+:class:`~referee.session.Session`, and scores the referee against what the director staged:
+
+* every seeded infraction must be answered by an infraction verdict with the law code the
+  script breaks (``vision.sim.game.expected_code``) against the side that committed it, at or
+  after the frame where it happened and before the next seeded one: *caught*; the wrong code or
+  side is *misnamed*; nothing is *missed*;
+* every other infraction verdict is a *false alarm*; requests to check are counted apart;
+* the latency of each catch, from the first still frame showing the infraction to the verdict
+  (in frames, and in wall time when a device stamps its arrival: the benchmark does that);
+* the match the laws recorded is compared with the game the director played, play by play.
+
+Used by the acceptance test, ``bgref demo`` and ``bgref bench referee``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from referee.session import Judged, Session, SessionInfo
+from rules.laws.verdicts import VerdictKind
+from rules.position import Side
+from rules.record import Move
+from vision.geometry import HomeEnd, Seating
+from vision.observation import BoardObservation
+from vision.sim.game import INFRACTIONS, GameDirector, GameScript, PlayedMove, Seeded, Timing
+
+__all__ = [
+    "Catch",
+    "GameScore",
+    "SimFrame",
+    "oracle_reader",
+    "referee_game",
+    "schedule",
+    "score_game",
+    "session_info_for",
+    "sim_frames",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SimFrame:
+    """A rendered frame with its ground truth and the board's seating (what the sim camera knows)."""
+
+    image: np.ndarray
+    t: float
+    seq: int
+    truth: dict[str, Any]
+    seating: Seating
+
+
+def sim_frames(director: GameDirector, *, stride: int = 1) -> Iterator[SimFrame]:
+    """The director's frames as :class:`SimFrame` (every ``stride``-th one)."""
+    for k, (img, truth) in enumerate(director.frames()):
+        if k % stride == 0:
+            yield SimFrame(img, float(truth["t"]), int(truth["seq"]), truth, director.seating)
+
+
+def oracle_reader(frame: Any) -> BoardObservation:
+    """The observation a perfect vision would make of a rendered frame (``vision.sim.truth``)."""
+    from vision.sim.truth import Truth, truth_to_observation
+
+    truth = getattr(frame, "truth", None)
+    if truth is None:
+        raise ValueError(f"frame {getattr(frame, 'seq', '?')} has no ground truth (the oracle needs rendered frames)")
+    return truth_to_observation(truth if isinstance(truth, Truth) else Truth.from_json(truth))
+
+
+def session_info_for(seating: Seating, **kw: Any) -> SessionInfo:
+    """A session seated as the board is: WHITE's long side and home end."""
+    return SessionInfo(white_seat=seating.white.value, home_on_right=seating.white_home is HomeEnd.RIGHT, **kw)
+
+
+def schedule(per_kind: int, every: int, *, kinds: tuple[str, ...] = INFRACTIONS, offset: int = 2
+             ) -> tuple[tuple[str, int], ...]:
+    """A script staging ``per_kind`` of each kind, one every ``every`` turns, kinds interleaved."""
+    out: list[tuple[str, int]] = []
+    turn = offset
+    for _ in range(per_kind):
+        for k in kinds:
+            out.append((k, turn))
+            turn += every
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Catch:
+    seeded: Seeded
+    verdict_seq: int | None  # the frame whose observation produced the verdict (None: missed)
+    code: str | None  # what the laws called it
+    offender: Side | None
+    visible_seq: int | None  # the first still frame at or after the infraction
+    wall_s: float | None = None  # when the verdict was reached (perf_counter), if stamped
+
+    @property
+    def caught(self) -> bool:
+        return self.code == self.seeded.code and self.offender is self.seeded.side
+
+    @property
+    def latency_frames(self) -> int | None:
+        if self.verdict_seq is None or self.visible_seq is None:
+            return None
+        return self.verdict_seq - self.visible_seq
+
+
+@dataclass
+class GameScore:
+    seed: int
+    turns: int = 0
+    frames: int = 0
+    catches: list[Catch] = field(default_factory=list)
+    false_alarms: list[Judged] = field(default_factory=list)
+    checks: list[Judged] = field(default_factory=list)
+    played: list[PlayedMove] = field(default_factory=list)
+    recorded: list[tuple[Side, tuple[int, int], str]] = field(default_factory=list)
+    winner: Side | None = None
+
+    @property
+    def seeded(self) -> int:
+        return len(self.catches)
+
+    @property
+    def caught(self) -> int:
+        return sum(c.caught for c in self.catches)
+
+    @property
+    def missed(self) -> list[Catch]:
+        return [c for c in self.catches if not c.caught]
+
+    @property
+    def record_matches(self) -> bool:
+        return [(m.side, _dice_key(m.dice), m.notation) for m in self.played] == self.recorded
+
+    def by_kind(self) -> dict[str, tuple[int, int]]:
+        out: dict[str, tuple[int, int]] = {}
+        for c in self.catches:
+            n, k = out.get(c.seeded.kind, (0, 0))
+            out[c.seeded.kind] = (n + 1, k + int(c.caught))
+        return out
+
+
+def score_game(seed: int, director: GameDirector, judged: list[tuple[int, Judged, float]],
+               still_seqs: list[int], session: Session) -> GameScore:
+    """Match the verdicts (with the seq of the observation behind each) against the seeded infractions."""
+    import bisect
+
+    score = GameScore(seed, director.turn_no, director.seq, played=list(director.record), winner=director.winner)
+    infr = [(seq, j, w) for seq, j, w in judged if j.verdict.kind is VerdictKind.INFRACTION]
+    score.checks = [j for _, j, _ in judged if j.verdict.kind is VerdictKind.CHECK]
+    used: set[int] = set()
+    seeded = sorted(director.seeded, key=lambda s: s.seq)
+    for n, s in enumerate(seeded):
+        until = seeded[n + 1].seq if n + 1 < len(seeded) else 1 << 60
+        k = bisect.bisect_left(still_seqs, s.seq)
+        visible = still_seqs[k] if k < len(still_seqs) else None
+        hit: tuple[int, int, Judged, float] | None = None
+        for i, (seq, j, w) in enumerate(infr):
+            if i in used or seq < s.seq or seq >= until:
+                continue
+            code = j.verdict.code.value if j.verdict.code is not None else None
+            if hit is None or (code == s.code and j.verdict.offender is s.side):
+                hit = (i, seq, j, w)
+                if code == s.code and j.verdict.offender is s.side:
+                    break
+        if hit is None:
+            score.catches.append(Catch(s, None, None, None, visible))
+            continue
+        i, seq, j, w = hit
+        used.add(i)
+        code = j.verdict.code.value if j.verdict.code is not None else None
+        score.catches.append(Catch(s, seq, code, j.verdict.offender, visible, w))
+    score.false_alarms = [j for i, (_, j, _) in enumerate(infr) if i not in used]
+    rec = session.machine.match_record()
+    for game in rec.games:
+        for a in game.actions:
+            if isinstance(a, Move):
+                score.recorded.append((a.player, _dice_key(a.dice), a.play))
+    return score
+
+
+def referee_game(
+    seed: int,
+    *,
+    script: GameScript,
+    laws: str = "modern",
+    width: int = 320,
+    height: int = 180,
+    timing: Timing | None = None,
+    pixels: bool = False,
+    stride: int = 1,
+    reader: Callable[[Any], BoardObservation] | None = None,
+    session: Session | None = None,
+    on_frame: Callable[[SimFrame, list[Judged]], None] | None = None,
+    clock: Callable[[], float] | None = None,
+) -> GameScore:
+    """Referee one rendered game; return how the referee did against the script."""
+    import time
+
+    from vision.sim.config import SimConfig
+
+    director = GameDirector(seed, script=script, cfg=SimConfig.clean(), width=width, height=height,
+                            timing=timing, pixels=pixels)
+    if session is None:
+        session = Session.start(session_info_for(director.seating, laws=laws, source=f"sim:{seed}"), None,
+                                evidence=False)
+    read = reader or oracle_reader
+    now = clock or time.perf_counter
+    judged: list[tuple[int, Judged, float]] = []
+    still: list[int] = []
+    for frame in sim_frames(director, stride=stride):
+        obs = read(frame)
+        if frame.truth.get("still"):
+            still.append(frame.seq)
+        out = session.process(obs, frame.image if pixels else None)
+        w = now()
+        judged += [(frame.seq, j, w) for j in out]
+        if on_frame is not None:
+            on_frame(frame, out)
+    return score_game(seed, director, judged, still, session)
+
+
+def _dice_key(dice: Any) -> tuple[int, int]:
+    a, b = int(dice[0]), int(dice[1])
+    return (max(a, b), min(a, b))

@@ -27,7 +27,7 @@ import numpy as np
 from referee.session import Judged, Session, SessionInfo
 from rules.laws.verdicts import VerdictKind
 from rules.position import Side
-from rules.record import Move
+from rules.record import MatchRecord, Move
 from vision.geometry import HomeEnd, Seating
 from vision.observation import BoardObservation
 from vision.sim.game import INFRACTIONS, GameDirector, GameScript, PlayedMove, Seeded, Timing
@@ -121,6 +121,7 @@ class GameScore:
     played: list[PlayedMove] = field(default_factory=list)
     recorded: list[tuple[Side, tuple[int, int], str]] = field(default_factory=list)
     winner: Side | None = None
+    match: MatchRecord | None = None  # what the laws recorded (what the exports write)
 
     @property
     def seeded(self) -> int:
@@ -178,6 +179,7 @@ def score_game(seed: int, director: GameDirector, judged: list[tuple[int, Judged
         score.catches.append(Catch(s, seq, code, j.verdict.offender, visible, w))
     score.false_alarms = [j for i, (_, j, _) in enumerate(infr) if i not in used]
     rec = session.machine.match_record()
+    score.match = rec
     for game in rec.games:
         for a in game.actions:
             if isinstance(a, Move):

@@ -90,6 +90,13 @@ INFRACTIONS: tuple[str, ...] = (
 )
 
 
+# illegal plays, the ones a position seldom allows first (a due kind that is possible now goes first)
+_RARITY: tuple[str, ...] = (
+    "illegal_blocked", "illegal_bar", "illegal_hit_not_to_bar", "illegal_bear_off", "illegal_one_die",
+    "illegal_wrong_colour", "illegal_wrong_distance",
+)
+
+
 class GameScriptError(ValueError):
     """A scripted infraction that cannot be read."""
 
@@ -405,10 +412,27 @@ class GameDirector:
         """Where WHITE sits and where his home is (what a calibration profile would say)."""
         return self.layout.seating
 
-    def _seed(self, kind: str, side: Side, detail: str = "", *, cube_owned_by_other: bool = False) -> None:
-        code = expected_code(kind, detail, cube_owned_by_other=cube_owned_by_other)
-        self.seeded.append(Seeded(kind, side, self.turn_no, self.seq, code, detail))
-        self.events.append(f"infraction {kind} {side.name}" + (f" {detail}" if detail else ""))
+    def _seed(self, kind: str, side: Side, detail: str = "", *, cube_owned_by_other: bool = False,
+              code: str | None = None, seq: int | None = None) -> None:
+        code = code or expected_code(kind, detail, cube_owned_by_other=cube_owned_by_other)
+        self.seeded.append(Seeded(kind, side, self.turn_no, self.seq if seq is None else seq, code, detail))
+        if seq is None:
+            self.events.append(f"infraction {kind} {side.name}" + (f" {detail}" if detail else ""))
+
+    def _cocked_code(self, side: Side, detail: str) -> str:
+        """What the laws call the cocked die as it came to rest: where its centre lies decides."""
+        if detail == "die_top":
+            return "dice-on-die"
+        d = next(d for d in self.board.dice if d.cocked)
+        x, y = d.center[0], d.center[1]
+        area = self.layout.area_of(x, y)
+        if self.layout.distance_to_boundary_mm(x, y) < 3.0 or area in (self.layout.right_hand_table(side), Area.RAIL):
+            return "dice-cocked"  # in the table, or leaning on its edge from inside
+        if area is Area.BAR:
+            return "dice-on-bar"
+        if area in (Area.LEFT_TABLE, Area.RIGHT_TABLE):
+            return "dice-wrong-table"
+        return "dice-off-board"
 
     # ------------------------------------------------------------------ frame output
     def _frame(self, *, moving: bool, blur: list[tuple[tuple[int, int, int, int], tuple[float, float], float]]
@@ -768,8 +792,10 @@ class GameDirector:
     def _illegal_play(self, before: Position, dice: Dice, plays: LegalPlays) -> tuple[str | None, Position | None]:
         """The first due illegal play this throw allows (a kind that is impossible now waits)."""
         tried: set[str] = set()
-        for kind, turn in self.pending:
-            if kind.startswith("illegal_") and self.turn_no >= turn and kind not in tried:
+        due = sorted((k for k, turn in self.pending if k.startswith("illegal_") and self.turn_no >= turn),
+                     key=lambda k: _RARITY.index(k))  # the kinds that are seldom possible first
+        for kind in due:
+            if kind not in tried:
                 tried.add(kind)
                 bad = make_illegal(kind, before, dice, plays, self.rng)
                 if bad is not None:
@@ -786,11 +812,14 @@ class GameDirector:
             cocked = self.rng.choice(("checker", "rail", "bar", "die", "die_top"))
         elif kind == "outside_table":
             area = self.layout.right_hand_table(side.opponent)
+        seq = self.seq
         if kind:
             self._done(kind)
-            self._seed(kind, side, cocked or "")
+            self.events.append(f"infraction {kind} {side.name}" + (f" {cocked}" if cocked else ""))
         yield from self._throw(side, (dice.d1, dice.d2), cocked=cocked, area=area)
         if kind:
+            code = self._cocked_code(side, cocked) if cocked else None
+            self._seed(kind, side, cocked or "", code=code, seq=seq)
             # the throw is void: it stands a moment, is picked up and thrown again
             yield from self._hold(tm.think)
             yield from self._lift_dice(side)

@@ -92,8 +92,14 @@ def test_bad_input_one_line_error(argv: list[str], capsys: pytest.CaptureFixture
     assert err.count("\n") == 1 and err.startswith("bgref rules: error:")
 
 
-def test_demo_runs(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(["demo", "--seed", "3", "--illegal-every", "5"], capsys)
+def test_rules_demo_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    # The rules-only demo (``bgref demo --rules`` once the full referee demo owns ``bgref demo``).
+    import argparse
+
+    from referee.commands.demo import _run
+
+    code = _run(argparse.Namespace(seed=3, plies=0, illegal_every=5, board=False))
+    out = capsys.readouterr().out
     assert code == 0
     assert "ATTEMPT" in out
     assert "[both-dice-not-played]" in out and "[distance-not-a-die]" in out

@@ -122,8 +122,8 @@ class Session:
         self.judged: list[Judged] = []  # the last few, for the status view
         self.infractions: list[Judged] = []
         self.listeners: list[Callable[[Judged], None]] = []
-        # draws what is at fault on the evidence image (needs the calibration profile)
-        self.marker: Callable[[Judged], list[Mark]] | None = None
+        # draws what is at fault on the evidence image (referee.marks.marker_for(profile))
+        self.marker: Callable[[Judged, BoardObservation | None], list[Mark]] | None = None
         self._clock = clock
         self._previous_image: np.ndarray | None = None
         self._signalled = False
@@ -216,6 +216,8 @@ class Session:
         self._sync_tracker()
         if len(self.machine.verdicts) > 2000:  # the journal keeps every verdict: memory stays flat
             del self.machine.verdicts[:-200]
+        for j in out:  # the device first: an alert never waits for the disk (fsync) or the evidence JPEGs
+            self._signal(j, obs)
         self._write("observation", {"seq": obs.seq, "t": obs.t, "events": items,
                                     "tracker": self.tracker.state.to_json(), "snapshot": self.snapshot()})
         for j in out:
@@ -252,17 +254,12 @@ class Session:
             self.stats.journal_problem = (f"disk full: {self.journal.held} journal record(s) held in memory; "
                                           "the game goes on")
 
-    def _emit(self, j: Judged, obs: BoardObservation, image: np.ndarray | None) -> None:
+    def _signal(self, j: Judged, obs: BoardObservation) -> None:
         v = j.verdict
         thrower = j.emitted.event.player if isinstance(j.emitted.event, DiceThrown) else None
         sig = signal_for(v, home_on_right=self.info.home_on_right, thrower=thrower)
         if sig is None and j.emitted.unsure and j.emitted.points:
             sig = check_signal(j.emitted.points, home_on_right=self.info.home_on_right)
-        if v.kind is VerdictKind.INFRACTION:
-            self.stats.infractions += 1
-            self.infractions = [*self.infractions[-49:], j]
-        elif v.kind is VerdictKind.CHECK:
-            self.stats.checks += 1
         if self.device is not None:
             if sig is not None:
                 self.device.signal(sig)
@@ -273,16 +270,24 @@ class Session:
                 self._signalled = False
         elif sig is not None:
             self.stats.alerts.append((obs.seq, self._clock()))
+
+    def _emit(self, j: Judged, obs: BoardObservation, image: np.ndarray | None) -> None:
+        v = j.verdict
+        if v.kind is VerdictKind.INFRACTION:
+            self.stats.infractions += 1
+            self.infractions = [*self.infractions[-49:], j]
+        elif v.kind is VerdictKind.CHECK:
+            self.stats.checks += 1
         if v.kind is VerdictKind.INFRACTION and image is not None and self.evidence is not None:
-            self._evidence(j, image)
+            self._evidence(j, image, obs)
         for listener in self.listeners:
             listener(j)
 
-    def _evidence(self, j: Judged, image: np.ndarray) -> None:
+    def _evidence(self, j: Judged, image: np.ndarray, obs: BoardObservation | None = None) -> None:
         assert self.evidence is not None
         v = j.verdict
         kind = v.code.value if v.code is not None else "infraction"
-        marks = list(self.marker(j)) if self.marker is not None else []
+        marks = list(self.marker(j, obs)) if self.marker is not None else []
         caption = f"game {j.game} move {j.move}: {v.players.text}"
         if v.citation is not None:
             caption += f" [{v.citation.code} {v.citation.rule}]"

@@ -1,5 +1,7 @@
-"""``bgref demo``: a rules demo — a seeded random game played with legal plays, with a few
-deliberately illegal plays judged on the way and printed readably.
+"""``bgref demo``: the whole referee on a rendered game (the README's main command).
+
+``bgref demo --rules`` is the earlier rules-only demo: a seeded random game played with legal
+plays, with a few deliberately illegal plays judged on the way and printed readably.
 """
 
 from __future__ import annotations
@@ -14,12 +16,44 @@ from rules.position import OFF, Position, Side
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("demo", help="play a seeded demo game and judge some deliberately illegal plays")
-    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    p.add_argument("--plies", type=int, default=0, help="stop after this many plays (default: to the end)")
-    p.add_argument("--illegal-every", type=int, default=7, help="try an illegal play every N plays (0 = never)")
-    p.add_argument("--board", action="store_true", help="print a small board diagram after every play")
-    p.set_defaults(func=_run)
+    p = sub.add_parser(
+        "demo",
+        help="referee a rendered game end to end (simulated camera, vision, laws, device), in under a minute",
+        description="The simulator plays a game with scripted infractions; bgref referees it through vision, "
+        "the laws and the simulated device, shows the live status, and writes the match (.mat, .sgf), the "
+        "evidence images and a summary. --json prints the summary as one JSON object on the last line.",
+    )
+    p.add_argument("--seed", type=int, default=1, help="random seed of the game (default 1)")
+    p.add_argument("--turns", type=int, default=40, help="stop the game after this many turns (default 40)")
+    p.add_argument("--per-kind", type=int, default=1, help="scripted infractions of each kind (default 1)")
+    p.add_argument("--kinds", default="", help="comma-separated infraction kinds to stage (default: all)")
+    p.add_argument("--size", default="480x270", help="rendered frame size WxH (default 480x270)")
+    p.add_argument("--vision", choices=("auto", "real", "oracle"), default="auto",
+                   help="auto: the real reader if it reads this board, else the renderer's truth (default)")
+    p.add_argument("--device", choices=("auto", "simavr", "emulator", "none"), default="auto",
+                   help="auto: the firmware in simavr when installed, else the Python emulator (default)")
+    p.add_argument("--out", default="bgref-demo", help="folder for the journal, exports and evidence")
+    p.add_argument("--clean", action="store_true", help="a clean rendering (no sensor noise, drift)")
+    p.add_argument("--no-status", action="store_true", help="no live view (a line per infraction instead)")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object (last line)")
+    rules = p.add_argument_group("the rules-only demo (--rules)")
+    rules.add_argument("--rules", action="store_true", help="the rules-only demo: judge plays, no camera")
+    rules.add_argument("--plies", type=int, default=0, help="--rules: stop after this many plays")
+    rules.add_argument("--illegal-every", type=int, default=7, help="--rules: an illegal play every N plays")
+    rules.add_argument("--board", action="store_true", help="--rules: print a board diagram after every play")
+    p.set_defaults(func=_main)
+
+
+def _main(args: argparse.Namespace) -> int:
+    if args.rules:
+        return _run(args)
+    from referee.demo import print_summary, run_demo
+
+    if args.turns < 1 or args.per_kind < 0:
+        raise ValueError(f"--turns must be >= 1 and --per-kind >= 0, got {args.turns} and {args.per_kind}")
+    summary = run_demo(args)
+    print_summary(summary, as_json=args.json)
+    return 0
 
 
 def _cheat(before: Position, play: Play, rng: random.Random) -> tuple[str, Position] | None:

@@ -788,6 +788,8 @@ class GameDirector:
                 if first_turn:  # the other opening die goes back to its owner
                     yield from self._lift_dice(side.opponent)
             self.current_dice = None
+        else:  # the turns ran out: the scene stands still a moment (the last play is seen complete)
+            yield from self._hold(tm.settle)
 
     def _illegal_play(self, before: Position, dice: Dice, plays: LegalPlays) -> tuple[str | None, Position | None]:
         """The first due illegal play this throw allows (a kind that is impossible now waits)."""

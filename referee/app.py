@@ -111,6 +111,24 @@ def observation_frames(path: str, *, skip_through: int = -1) -> Iterator[ObsFram
             yield ObsFrame(decode_observation(d))
 
 
+class SimFrames:
+    """A ``sim:SEED`` source whose frames carry their ground truth and the board's seating."""
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+        self.seating = source.director.seating
+
+    def __iter__(self) -> Iterator[Any]:
+        from referee.rendered import SimFrame
+
+        for f in self.source:
+            truth = self.source.last_truth
+            yield SimFrame(f.image, f.t, f.seq, truth, self.seating) if truth is not None else f
+
+    def close(self) -> None:
+        self.source.close()
+
+
 def open_frames(spec: str, *, live: bool) -> Iterable[Any]:
     """A frame source for ``spec`` (see the module docstring)."""
     if is_observation_stream(spec):
@@ -120,34 +138,76 @@ def open_frames(spec: str, *, live: bool) -> Iterable[Any]:
     except ImportError as exc:  # pragma: no cover - the camera module lands with the renderer
         raise ValueError(f"cannot open {spec!r}: the camera module (vision.camera) is not available") from exc
     src = int(spec) if spec.isdigit() else spec
-    return open_source(src)
+    opened = open_source(src)
+    if isinstance(src, str) and src.startswith("sim:") and hasattr(opened, "director"):
+        return SimFrames(opened)
+    return opened
+
+
+def load_profile(path: str | None) -> Any:
+    """The calibration profile at ``path`` (None without one); a bad file is a clear error."""
+    if not path:
+        return None
+    try:
+        from calibration.profile import CalibrationProfile
+
+        return CalibrationProfile.load(path)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"--profile {path!r}: {exc}") from exc
+
+
+class TrackedReader:
+    """The real reader behind calibration's :class:`BoardTracker`: judging pauses while the board is not
+    where the profile says (a hand on the rail, a nudge); a re-fitted profile is used from then on."""
+
+    def __init__(self, reader: Any, profile: Any) -> None:
+        self.reader = reader
+        self.profile = profile
+        self.tracker: Any = None
+        self.paused = 0  # frames not judged because the board was not confirmed
+        self.refits = 0
+        self.status = "ok"
+        self.on_refit: Callable[[Any], None] | None = None
+
+    def __call__(self, frame: Any) -> BoardObservation:
+        from dataclasses import replace
+
+        from calibration.tracking import BoardTracker, TrackStatus
+
+        if self.tracker is None:
+            self.tracker = BoardTracker(self.profile, frame.image)
+        upd = self.tracker.update(frame.image, frame.t)
+        self.status = upd.status.value
+        if upd.status is TrackStatus.REFITTED:
+            self.profile = upd.profile
+            self.refits += 1
+            if self.on_refit is not None:
+                self.on_refit(self.profile)
+        obs: BoardObservation = self.reader.read(frame, self.profile)
+        if upd.status in (TrackStatus.SUSPECT, TrackStatus.LOST):
+            self.paused += 1
+            return replace(obs, still=False)  # not judged: the tracker waits for a confirmed board
+        return obs
 
 
 def make_reader(spec: str, profile: str | None, oracle: bool) -> Callable[[Any], BoardObservation]:
     if is_observation_stream(spec):
         return lambda f: f.obs
     if oracle:
-        from vision.sim.truth import truth_to_observation
+        from referee.rendered import oracle_reader
 
-        def read_truth(frame: Any) -> BoardObservation:
-            truth = getattr(frame, "truth", None)
-            if truth is None:
-                raise ValueError(f"frame {frame.seq} has no ground truth (--oracle needs rendered frames)")
-            return truth_to_observation(truth)
-
-        return read_truth
+        return oracle_reader
     if profile is None:
         raise ValueError("--profile is required to read a camera (make one with bgref calibrate), or use --oracle")
     try:
-        import vision
-        from calibration.profile import CalibrationProfile
-
-        board_reader = getattr(vision, "BoardReader")  # noqa: B009 - lands with the vision issue
-    except (ImportError, AttributeError) as exc:  # pragma: no cover - vision lands separately
+        from vision.reader import BoardReader
+    except ImportError as exc:  # pragma: no cover - vision lands separately
         raise ValueError(f"vision is not available to read frames: {exc}") from exc
-    prof = CalibrationProfile.load(profile)
-    reader = board_reader()
-    return lambda frame: reader.read(frame, prof)
+    try:
+        reader = BoardReader()
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise ValueError(f"vision is not ready to read frames: {exc}") from exc
+    return TrackedReader(reader, load_profile(profile))
 
 
 def open_device(port: str) -> Any:
@@ -174,8 +234,16 @@ def build_session(args: argparse.Namespace, source: str, device: Any) -> tuple[S
         except JournalError as exc:
             raise ValueError(str(exc)) from exc
         return s, s.last_seq
+    seat, home_right = "near", True
+    prof = load_profile(args.profile)
+    seating = prof.seating if prof is not None else getattr(getattr(args, "_frames", None), "seating", None)
+    if seating is not None:  # WHITE's seat and home end as the calibration (or the simulator) says
+        from vision.geometry import HomeEnd
+
+        seat, home_right = seating.white.value, seating.white_home is HomeEnd.RIGHT
     info = SessionInfo(players=(args.players[0], args.players[1]), match_length=match_length(args.match),
-                       laws=args.laws, source=source, profile=args.profile or "")
+                       laws=args.laws, source=source, profile=args.profile or "", home_on_right=home_right,
+                       white_seat=seat)
     path = Path(args.journal) if args.journal else default_journal()
     try:
         s = Session.start(info, path, device=device)
@@ -193,10 +261,31 @@ def run(args: argparse.Namespace, source: str, *, live: bool) -> int:
     session: Session | None = None
     recorder = None
     stats = LoopStats()
+    viewer = None
     try:
+        if not is_observation_stream(source):
+            args._frames = open_frames(source, live=live)
         session, skip = build_session(args, source, device)
-        frames = observation_frames(source, skip_through=skip) if is_observation_stream(source) else \
-            open_frames(source, live=live)
+        frames = observation_frames(source, skip_through=skip) if is_observation_stream(source) else args._frames
+        prof = load_profile(args.profile)
+        if prof is None and isinstance(frames, SimFrames):
+            from vision.training.rendered import profile_for
+
+            first_truth: dict[str, Any] = {}
+            frames = _peek_profile(frames, first_truth)
+            session.marker = _lazy_marker(first_truth, profile_for)
+        elif prof is not None:
+            from referee.marks import marker_for
+
+            session.marker = marker_for(prof)
+            if isinstance(reader, TrackedReader):
+                reader.on_refit = lambda p: setattr(session, "marker", marker_for(p))
+        if args.show:
+            from referee.show import open_viewer
+
+            viewer = open_viewer(prof)
+            if viewer is not None:
+                reader = viewer.wrap(reader, session)
         if args.record_observations:
             recorder = open(args.record_observations, "a", encoding="utf-8")  # noqa: SIM115
             base = reader
@@ -225,12 +314,37 @@ def run(args: argparse.Namespace, source: str, *, live: bool) -> int:
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if viewer is not None:
+            viewer.close()
         if recorder is not None:
             recorder.close()
         if session is not None:
             session.close()
         if device is not None:
             device.close()
+
+
+def _peek_profile(frames: SimFrames, into: dict[str, Any]) -> Iterator[Any]:
+    for f in frames:
+        if not into and getattr(f, "truth", None) is not None:
+            into.update(f.truth)
+        yield f
+
+
+def _lazy_marker(first_truth: dict[str, Any], profile_for: Callable[[dict[str, Any]], Any]) -> Any:
+    """A marker built from the simulator's exact camera once the first frame is in."""
+    from referee.marks import marker_for
+
+    made: list[Any] = []
+
+    def mark(j: Any, obs: Any) -> Any:
+        if not made:
+            if not first_truth:
+                return []
+            made.append(marker_for(profile_for(first_truth)))
+        return made[0](j, obs)
+
+    return mark
 
 
 class _View:

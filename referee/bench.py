@@ -5,6 +5,9 @@
   an in-process link.  For each alert: from the moment the first still frame showing the
   infraction was delivered, to the moment the emulated device received the LED frame.
   Target: median <= 200 ms.
+* **rendered**: the same on a rendered game with scripted infractions of every kind (the demo's
+  pipeline with the oracle vision): frames from the first still frame showing an infraction to
+  the deciding frame at 30 fps, plus the measured time to the emulated device.
 * **replay_fps**: a 1920x1080 video (a rendered board, encoded with OpenCV) replayed through
   decode -> :class:`vision.BoardReader` -> tracker -> laws -> journal, as fast as it goes.
   Target >= 30 fps.  The dropped-frame count (live mode) is reported beside it.
@@ -130,6 +133,26 @@ def latency(turns: int = 24, seed: int = 7) -> dict[str, Any]:
     }
 
 
+def rendered_latency(turns: int = 40, per_kind: int = 2, size: str = "640x360", seed: int = 11) -> dict[str, Any]:
+    """Alert latency on a rendered game (the demo's pipeline: oracle vision, the emulated device).
+
+    Per caught infraction: the frames from the first still frame showing it to the deciding frame at
+    30 fps, plus the measured time from that frame's arrival to the device receiving the LED frame.
+    """
+    import argparse
+
+    from referee.demo import run_demo
+
+    with tempfile.TemporaryDirectory() as tmp:
+        a = argparse.Namespace(seed=seed, turns=turns, per_kind=per_kind, kinds="", size=size, vision="oracle",
+                               device="emulator", out=tmp, clean=True, no_status=True, json=True)
+        s = run_demo(a)
+    return {"rendered_latency_ms_median": s["latency_ms_median"], "rendered_latency_ms_max": s["latency_ms_max"],
+            "rendered_seeded": s["seeded"], "rendered_caught": s["caught"],
+            "rendered_false_alarms": s["false_alarms"], "rendered_size": s["size"],
+            "rendered_fps": s["fps"]}
+
+
 def replay_fps(frames: int = 150, width: int = 1920, height: int = 1080) -> dict[str, Any]:
     """Decode + vision + referee on a 1920x1080 video, as fast as it goes."""
     import cv2
@@ -223,11 +246,14 @@ def memory(observations: int = 100_000, sample_every: int = 10_000) -> dict[str,
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bgref bench referee", description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
-    p.add_argument("--only", choices=("latency", "replay", "memory"), help="run one part")
+    p.add_argument("--only", choices=("latency", "rendered", "replay", "memory"), help="run one part")
     args = p.parse_args(argv)
     out: dict[str, Any] = {}
     if args.only in (None, "latency"):
         out.update(latency(turns=8 if args.quick else 24))
+    if args.only in (None, "rendered"):
+        out.update(rendered_latency(turns=12 if args.quick else 40, per_kind=1 if args.quick else 2,
+                                    size="320x180" if args.quick else "640x360"))
     if args.only in (None, "replay"):
         out.update(replay_fps(frames=30 if args.quick else 150))
     if args.only in (None, "memory"):

@@ -50,9 +50,15 @@ class CalibrationConfig:
     track_every_n: int = 3
     """Check the outline every n-th frame."""
     track_support_min: float = 0.55
-    """Fraction of outline samples that must still sit on a strong edge."""
+    """The board's inner-edge support (:func:`calibration.tracking.support_score`) must stay above this
+    fraction of its value on the reference frame (the still board, or the frame of the last re-fit)."""
+    track_support_floor: float = 0.3
+    """... and above this absolute level (a moved board scores about 0.05-0.25)."""
     track_shift_px: float = 3.0
     """A re-fit moving any corner by more than this (px) means the board moved."""
+    check_support_min: float = 0.4
+    """``bgref calibrate check``: the inner-edge support a frame needs for the profile to fit it (still
+    boards score 0.6-1.0 on rendered scenes, moved ones 0.05-0.25)."""
     track_confirm_checks: int = 2
     """Consecutive failing checks before declaring the board moved (hands cross the rail briefly)."""
     track_search_px: float = 90.0

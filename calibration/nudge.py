@@ -8,16 +8,18 @@ renders with fresh sensor noise per frame: ``still_s`` seconds before the nudge,
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from calibration.profile import CalibrationProfile
-from calibration.scenes import SceneTruth, corner_errors, truth_of
+from calibration.scenes import DEFAULT_DIR, SceneTruth, corner_errors, key_of, truth_of
 from calibration.tracking import BoardTracker, TrackStatus
 from rules.position import Position
 
@@ -54,9 +56,30 @@ def start_scene(seed: int, width: int, height: int, tilt_max: float = 45.0) -> A
     return random_scene(seed, cfg, width=width, height=height, position=Position.initial())
 
 
-def render_pair(seed: int, width: int, height: int, tilt_max: float = 45.0
+def render_pair(seed: int, width: int, height: int, tilt_max: float = 45.0, folder: Path | None = None
                 ) -> tuple[Image, SceneTruth, Image, SceneTruth, float, float]:
-    """Renders before and after a random nudge (shift 10-30 mm, turn 2-5 degrees, random directions)."""
+    """Renders before and after a random nudge (shift 10-30 mm, turn 2-5 degrees, random directions).
+
+    With ``folder`` the pair is cached there (``<seed>.npz``: both frames, both truths, shift, turn)."""
+    path = None if folder is None else Path(folder) / f"{key_of(width, height, tilt_max)}_nudge" / f"{seed}.npz"
+    if path is not None and path.exists():
+        try:
+            z = np.load(path)
+            meta = json.loads(str(z["meta"]))
+            return (np.asarray(z["a"], np.uint8), SceneTruth.from_dict(meta["truth"]), np.asarray(z["b"], np.uint8),
+                    SceneTruth.from_dict(meta["truth_after"]), float(meta["shift"]), float(meta["rot"]))
+        except (OSError, ValueError, KeyError):
+            pass  # a corrupt cache entry: render again
+    out = _render_pair(seed, width, height, tilt_max)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        meta = {"truth": out[1].to_dict(), "truth_after": out[3].to_dict(), "shift": out[4], "rot": out[5]}
+        np.savez_compressed(path, a=out[0], b=out[2], meta=np.array(json.dumps(meta)))
+    return out
+
+
+def _render_pair(seed: int, width: int, height: int, tilt_max: float
+                 ) -> tuple[Image, SceneTruth, Image, SceneTruth, float, float]:
     from vision.sim.render import render
 
     rng = random.Random(seed * 7 + 1)
@@ -100,15 +123,15 @@ def run_clip(profile: CalibrationProfile, before: Image, after: Image, truth_aft
     return NudgeResult(seed, shift_mm, rot_deg, detected, refitted, err, false_alarm)
 
 
-def nudge_bench(seeds: list[int], width: int, height: int, tilt_max: float = 45.0, board: str = "truth"
-                ) -> list[dict[str, Any]]:
+def nudge_bench(seeds: list[int], width: int, height: int, tilt_max: float = 45.0, board: str = "truth",
+                folder: Path | None = DEFAULT_DIR) -> list[dict[str, Any]]:
     """Calibrate each seed's start, nudge the board, feed the clip: one record per seed."""
     from calibration.errors import CalibrationError
     from calibration.pipeline import calibrate_frame
 
     out: list[dict[str, Any]] = []
     for seed in seeds:
-        before, truth, after, truth_after, shift, rot = render_pair(seed, width, height, tilt_max)
+        before, truth, after, truth_after, shift, rot = render_pair(seed, width, height, tilt_max, folder)
         rec: dict[str, Any] = {"seed": seed, "shift_mm": round(shift, 1), "rot_deg": round(rot, 2),
                                "board": truth.spec.name}
         try:

@@ -1,9 +1,11 @@
 """Tracking the board during play: notice a nudge, stop judging, re-fit from the live frame.
 
-Every ``track_every_n``-th frame the outline predicted by the profile is checked against the image
-(:func:`outline_support`: the fraction of samples along the frame's outer edges that still sit on a
-colour edge).  A hand over the rail lowers the support for a moment; a moved board or camera lowers it
-until fixed.  After ``track_confirm_checks`` failing checks the tracker estimates the motion with ORB
+Every ``track_every_n``-th frame the board's inner edges predicted by the profile are checked against
+the image (:func:`board_support`: per edge of the tables, trays, bar and of every point's sides, the
+fraction of samples with a colour edge on the predicted line; :func:`support_score` keeps the 70th
+percentile over the edges).  The score must stay above a fraction of its value on the reference frame,
+so a board whose edges are faint by nature raises no alarm while still.  A hand over the rail lowers
+the support for a moment; a moved board or camera lowers it until fixed.  After ``track_confirm_checks`` failing checks the tracker estimates the motion with ORB
 features matched between the last good frame and this one (RANSAC homography: moved checkers and
 hands are outliers), moves the corners by it, re-fits them to sub-pixel edges, and hands back a new
 profile (same camera, seats and colours; ``method`` kept, a fresh ``created``).  The game itself is
@@ -23,7 +25,7 @@ from calibration.board import edge_points, smoothed_lab
 from calibration.config import CalibrationConfig
 from calibration.errors import CalibrationError
 from calibration.homography import apply_homography
-from calibration.model import fit_pose
+from calibration.model import _project, fit_pose, model_segments, observe, triangle_segments
 from calibration.profile import CalibrationProfile
 
 Image = npt.NDArray[np.uint8]
@@ -88,6 +90,48 @@ def outline_support(
     return hits / max(total, 1)
 
 
+def board_support(
+    image: Image, profile: CalibrationProfile, lab: npt.NDArray[np.float32] | None = None,
+) -> FloatArray:
+    """Per inner edge of the board (0..1 each): the fraction of its samples with a colour edge on the line
+    the profile predicts.
+
+    The edges are the ones the fit itself uses, minus the outer frame: the rims or wall feet of the two
+    tables and the tray columns (rails, bar and dividers) and the two long sides of all 24 points (tip
+    halves).  They stand out on every board, also where the frame matches the table.  A sample is a hit
+    when the strongest gradient within a few px across the predicted line lies within ~1 px of it (at
+    1920 wide; scaled with the image).
+    """
+    lab = lab if lab is not None else smoothed_lab(image)
+    cam = profile.camera
+    scale = cam.width / 1920.0
+    search, tol = max(2.5, 6.0 * scale), max(0.9, 1.5 * scale)
+    segs = tuple(s for s in model_segments(profile.spec) if not s.outer) + triangle_segments(profile.spec)
+    rvec, tvec = np.asarray(profile.rvec, np.float64), np.asarray(profile.tvec, np.float64)
+    out = np.zeros(len(segs))
+    for i, seg in enumerate(segs):
+        obs, P, T, strength, n_try = observe(lab, cam.matrix, cam.dist_array, rvec, tvec, profile.spec, search,
+                                             step_mm=8.0, segments=(seg,))
+        if n_try == 0 or len(obs) == 0:
+            out[i] = np.nan
+            continue
+        m = len(P)
+        proj = _project(np.vstack([P, P + T * 10.0]), rvec, tvec, cam.matrix, cam.dist_array).reshape(2, m, 2)
+        d = proj[1] - proj[0]
+        d /= np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
+        e = obs - proj[0]
+        r = np.abs(e[:, 0] * d[:, 1] - e[:, 1] * d[:, 0])
+        out[i] = float(np.sum((r <= tol) & (strength > 1.0))) / n_try
+    return out
+
+
+def support_score(per_edge: FloatArray) -> float:
+    """One figure from :func:`board_support`: the 70th percentile of the edges' hit fractions (a hand or
+    stacks of checkers hide some edges; a moved board misses them all)."""
+    v = per_edge[np.isfinite(per_edge)]
+    return float(np.percentile(v, 70)) if len(v) else 0.0
+
+
 def estimate_motion(reference: Image, current: Image, mask: npt.NDArray[np.uint8] | None = None) -> FloatArray | None:
     """Homography reference -> current from ORB features (RANSAC), or None when too few agree."""
     orb = cv2.ORB.create(nfeatures=3000, fastThreshold=10)
@@ -141,23 +185,36 @@ def refit(
 
 
 class BoardTracker:
-    """Feed it every frame (``update(image, t)``); it answers whether the profile still holds."""
+    """Feed it every frame (``update(image, t)``); it answers whether the profile still holds.
+
+    The check is :func:`board_support` on the board's inner edges and the points' sides (not the outer
+    frame, which may match the table), compared with its value on the reference frame given at
+    construction (so a board whose edges are faint by nature does not raise an alarm while still).
+    """
 
     def __init__(self, profile: CalibrationProfile, reference: Image, config: CalibrationConfig | None = None) -> None:
         self.config = config or CalibrationConfig()
         self.profile = profile
         self._reference = reference
+        self._baseline = support_score(board_support(reference, profile))
         self._fails = 0
         self._n = 0
-        self._last = TrackUpdate(TrackStatus.OK, profile, 1.0, 0.0, 0.0)
+        self._last = TrackUpdate(TrackStatus.OK, profile, self._baseline, 0.0, 0.0)
+
+    @property
+    def threshold(self) -> float:
+        """The support below which a check fails."""
+        cfg = self.config
+        return max(cfg.track_support_floor, cfg.track_support_min * self._baseline)
 
     def update(self, image: Image, t: float = 0.0) -> TrackUpdate:
         cfg = self.config
         self._n += 1
         if (self._n - 1) % cfg.track_every_n and self._last.status is TrackStatus.OK:
             return TrackUpdate(TrackStatus.OK, self.profile, self._last.support, 0.0, t)
-        support = outline_support(image, self.profile, cfg)
-        if support >= cfg.track_support_min:
+        lab = smoothed_lab(image)
+        support = support_score(board_support(image, self.profile, lab))
+        if support >= self.threshold:
             self._fails = 0
             self._reference = image
             self._last = TrackUpdate(TrackStatus.OK, self.profile, support, 0.0, t)
@@ -171,14 +228,15 @@ class BoardTracker:
         except CalibrationError:
             self._last = TrackUpdate(TrackStatus.LOST, self.profile, support, 0.0, t)
             return self._last
-        new_support = outline_support(image, new, cfg)
+        new_support = support_score(board_support(image, new, lab))
         shift = float(np.abs(np.array(new.corners_px) - np.array(self.profile.corners_px)).max())
-        if new_support < cfg.track_support_min or shift < cfg.track_shift_px:
+        if new_support < self.threshold or shift < cfg.track_shift_px:
             # not a move we can confirm (a hand over the rail?): keep waiting
             self._last = TrackUpdate(TrackStatus.SUSPECT, self.profile, support, 0.0, t)
             return self._last
         self.profile = new
         self._reference = image
+        self._baseline = max(new_support, self._baseline)
         self._fails = 0
         self._last = TrackUpdate(TrackStatus.REFITTED, new, new_support, shift, t)
         return self._last

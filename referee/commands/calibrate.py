@@ -163,9 +163,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from calibration.config import CalibrationConfig
     from calibration.draw import draw_profile
     from calibration.profile import CalibrationProfile
-    from calibration.tracking import outline_support
+    from calibration.tracking import board_support, support_score
 
     rest = list(args.check)
     if rest[0] != "check" or len(rest) != 3:
@@ -175,9 +176,10 @@ def _check(args: argparse.Namespace) -> int:
     profile.check_frame(image, rest[2])
     out = args.out or Path(rest[2]).with_name(Path(rest[2]).stem + ".calibration.png")
     cv2.imwrite(str(out), draw_profile(image, profile))
-    support = outline_support(image, profile)
+    support = support_score(board_support(image, profile))
+    need = CalibrationConfig().check_support_min
     q = profile.quality
-    verdict = "fits" if support >= 0.55 else "DOES NOT FIT (board moved? recalibrate)"
-    print(f"{rest[1]}: {q.method} fit of {q.created}, reprojection {q.reprojection_px:.2f} px; outline support "
-          f"on this frame {support:.2f}: {verdict}; drawn to {out}")
-    return 0 if support >= 0.55 else 1
+    verdict = "fits" if support >= need else "DOES NOT FIT (board moved? recalibrate)"
+    print(f"{rest[1]}: {q.method} fit of {q.created}, reprojection {q.reprojection_px:.2f} px; board edge support "
+          f"on this frame {support:.2f} (need {need:.2f}): {verdict}; drawn to {out}")
+    return 0 if support >= need else 1

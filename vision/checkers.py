@@ -6,7 +6,8 @@ checker k, k + cap, k + 2 cap, ... (one layer per row filled).  For every slot t
 first-layer checker's top and at the height of a second-layer top.  In an oblique view a taller
 stack lines up in the second patch and a single checker does not (parallax), which is what lets the
 slot classifier (ONNX, ``checker_slot.onnx``) tell 1, 2 or 3 layers apart.  Its classes are
-``SLOT_CLASSES``; "other" means something else covers the slot (a die, the cube, a cup, a hand).
+``SLOT_CLASSES``: "object" means a die, the cube or a cup lies on the slot (the checker classes are
+then read without it), "hand" that a hand covers it (never read).
 
 All patch coordinates are precomputed per profile, so a frame costs one ``cv2.remap`` call and one
 batched model run.  Borne-off checkers are derived (15 minus what is on the board and bar) with the
@@ -33,8 +34,12 @@ SLOT_PATCH = 24
 """Side of one slot patch in pixels."""
 SLOT_SPAN = 1.3
 """A slot patch covers this many checker diameters."""
-SLOT_CLASSES = ("empty", "white1", "white2", "white3", "black1", "black2", "black3", "other")
-OTHER = 7
+SLOT_CLASSES = ("empty", "white1", "white2", "white3", "black1", "black2", "black3", "object", "hand")
+OBJECT = 7
+"""A die, the cube or a cup lies on the slot: read what is under/around it from the other classes."""
+HAND = 8
+"""A hand or arm covers the slot: it is not read."""
+OTHER = HAND
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 SLOT_MODEL = MODEL_DIR / "checker_slot.onnx"
 
@@ -207,8 +212,13 @@ def _stack(ps: list[npt.NDArray[np.float32]]) -> tuple[int, int, float]:
     seen_empty = False
     for p in ps:
         k = int(np.argmax(p))
-        conf = min(conf, float(p[k]))
-        if k == OTHER:
+        if k == OBJECT:  # read the slot as if the die/cube were not there
+            rest = p[:OBJECT]
+            k = int(np.argmax(rest))
+            conf = min(conf, float(rest[k] / max(float(rest.sum()), 1e-9)) * (1.0 - float(p[HAND])))
+        else:
+            conf = min(conf, float(p[k]))
+        if k == HAND:
             conf = 0.0
         elif k == 0:
             seen_empty = True

@@ -28,13 +28,13 @@ class VisionConfig:
     # ---- checkers (vision/checkers.py)
     rectified_px_per_mm: float = 1.0
     """Resolution of the rectified board image used for checkers, dice and cube."""
-    count_min_confidence: float = 0.8
+    count_min_confidence: float = 0.9
     """A count below this confidence makes the observation not confident."""
 
     # ---- dice (vision/dice/)
     face_min_confidence: float = 0.9
     """Below this the die face is reported as None (unsure)."""
-    notdie_max_prob: float = 0.5
+    notdie_max_prob: float = 0.05
     """A candidate whose "not a die" probability is at least this is dropped."""
     find_min_side_frac: float = 0.012
     """Smallest die side searched by the profile-free finder, as a fraction of the image's longer side."""
@@ -42,6 +42,10 @@ class VisionConfig:
     """Largest die side searched by the profile-free finder."""
     find_nms_iou: float = 0.3
     """Overlap above which two die candidates are the same die."""
+    die_min_contrast: float = 14.0
+    """Grey-level contrast a die-sized square needs against its ring to be a die candidate."""
+    die_max_candidates: int = 24
+    """At most this many die candidates per frame go to the face model (best contrast first)."""
     cocked_area_ratio: float = 0.82
     """A top face whose area in board mm² is below this fraction of a flat face is cocked."""
     cocked_squareness: float = 0.12
@@ -59,7 +63,7 @@ class VisionConfig:
     """A cube whose centre is within this distance of the board's long centre line sits in the middle."""
 
     # ---- overall
-    observation_min_confidence: float = 0.8
+    observation_min_confidence: float = 0.9
 
     @classmethod
     def default(cls) -> VisionConfig:

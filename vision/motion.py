@@ -108,14 +108,19 @@ def region_fractions(mask: npt.NDArray[np.bool_], regions: RegionMap) -> npt.NDA
 
 
 class MotionGate:
-    """Stateful wrapper: feed every frame; it says whether the scene is still and what is covered."""
+    """Stateful wrapper: feed every frame; it says whether the scene is still and what is covered.
+
+    Skin is judged against a reference (the last still frame without new skin): only skin-coloured
+    pixels that differ from the reference count, so a burgundy or tan board is not a hand, while a
+    hand resting motionless over the board still is.
+    """
 
     def __init__(self, regions: RegionMap, config: VisionConfig | None = None) -> None:
         self.regions = regions
         self.config = config or VisionConfig()
         self._previous: Image | None = None
+        self._reference: Image | None = None
         self._still = 0
-        self._covered_since: frozenset[str] = frozenset()
 
     def update(self, image: Image) -> MotionReport:
         cfg = self.config
@@ -128,18 +133,24 @@ class MotionGate:
         else:
             changed = cv2.absdiff(grey, self._previous) > cfg.motion_threshold
         self._previous = grey
+        if self._reference is None:
+            self._reference = grey
         skin = skin_mask(small) if small.ndim == 3 else np.zeros(grey.shape, np.bool_)
+        new_skin = skin & (cv2.absdiff(grey, self._reference) > cfg.motion_threshold)
         move_frac = region_fractions(changed, self.regions)
-        skin_frac = region_fractions(skin, self.regions)
+        skin_frac = region_fractions(new_skin, self.regions)
         moving = frozenset(n for i, n in enumerate(REGION_NAMES) if move_frac[i + 1] > cfg.motion_fraction)
         covered = frozenset(n for i, n in enumerate(REGION_NAMES) if skin_frac[i + 1] > cfg.skin_fraction)
         total_changed = float(changed.mean())
         any_motion = bool(moving) or total_changed > cfg.motion_fraction
         self._still = 0 if any_motion else self._still + 1
+        still = self._still >= cfg.still_frames and not covered
+        if still:
+            self._reference = grey
         return MotionReport(
             moving=moving,
             covered=covered | moving,
             still_frames=self._still,
-            still=self._still >= cfg.still_frames and not covered,
+            still=still,
             motion_fraction=total_changed,
         )

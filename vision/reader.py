@@ -32,7 +32,7 @@ from vision.cube import CubeSampler, read_cube
 from vision.dice.board import DiceSearch, read_dice
 from vision.dice.classify import DIE_FACE_MODEL, FaceClassifier, session
 from vision.motion import MotionGate, MotionReport, RegionMap
-from vision.observation import REGION_NAMES, BoardObservation, CountReading, CubeReading, DieReading
+from vision.observation import BoardObservation, CountReading, CubeReading, DieReading
 from vision.preprocess import to_gray
 
 
@@ -96,17 +96,14 @@ class BoardReader:
 
     # ------------------------------------------------------------------ one image
     def read_image(self, image: npt.NDArray[np.uint8], profile: Any, *, seq: int = 0, t: float = 0.0,
-                   covered: frozenset[str] | None = None) -> BoardObservation:
-        """Read a single still image (no motion history); hands are found by colour alone."""
-        st = self._for(profile)
-        if covered is None:
-            from vision.motion import region_fractions, shrink, skin_mask
+                   covered: frozenset[str] = frozenset()) -> BoardObservation:
+        """Read a single still image (no motion history).
 
-            small = shrink(image, st.gate.regions.scale)
-            if small.shape[:2] != st.gate.regions.labels.shape:
-                small = cv2.resize(small, st.gate.regions.labels.shape[::-1])
-            frac = region_fractions(skin_mask(small), st.gate.regions)
-            covered = frozenset(n for i, n in enumerate(REGION_NAMES) if frac[i + 1] > self.config.skin_fraction)
+        Without a history there is no reference to tell a hand from a skin-coloured board, so hands
+        are left to the slot model (which reads a slot under a hand as "other": confidence 0);
+        ``covered`` names regions known to be covered.
+        """
+        st = self._for(profile)
         return self._full(image, profile, seq, t, covered, st)
 
     def _full(self, image: npt.NDArray[np.uint8], profile: Any, seq: int, t: float, covered: frozenset[str],
@@ -120,7 +117,7 @@ class BoardReader:
         t1 = time.perf_counter()
         timings.append(("checkers", round((t1 - t0) * 1000, 3)))
         gray = to_gray(image)
-        dice: tuple[DieReading, ...] = read_dice(gray, profile, self.faces, cfg, st.dice)
+        dice: tuple[DieReading, ...] = read_dice(image, profile, self.faces, cfg, st.dice)
         t2 = time.perf_counter()
         timings.append(("dice", round((t2 - t1) * 1000, 3)))
         cube: CubeReading | None = read_cube(gray, st.cube, cfg)

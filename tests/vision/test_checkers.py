@@ -3,12 +3,21 @@ from __future__ import annotations
 import numpy as np
 
 from rules.position import Side
-from vision.checkers import OTHER, board_slots, counts_from_slot_probs, slot_labels, slot_layers
+from vision.checkers import (
+    HAND,
+    OBJECT,
+    SLOT_CLASSES,
+    board_slots,
+    counts_from_slot_probs,
+    slot_labels,
+    slot_layers,
+)
 from vision.geometry import BoardLayout, BoardSpec, Seating
 
 
 def _onehot(labels: list[int], p: float = 0.99) -> np.ndarray:
-    out = np.full((len(labels), 8), (1 - p) / 7, np.float32)
+    n = len(SLOT_CLASSES)
+    out = np.full((len(labels), n), (1 - p) / (n - 1), np.float32)
     out[np.arange(len(labels)), labels] = p
     return out
 
@@ -48,11 +57,23 @@ def test_doubt_gives_zero_confidence_not_a_guess() -> None:
     mixed = list(labels)
     mixed[first[2]] = 4  # a black checker in a white stack
     assert counts_from_slot_probs(SLOTS, _onehot(mixed)).points[0].confidence == 0.0
-    other = list(labels)
-    other[first[3]] = OTHER
-    assert counts_from_slot_probs(SLOTS, _onehot(other)).points[0].confidence == 0.0
+    hand = list(labels)
+    hand[first[3]] = HAND
+    assert counts_from_slot_probs(SLOTS, _onehot(hand)).points[0].confidence == 0.0
     covered = counts_from_slot_probs(SLOTS, _onehot(labels), frozenset({"p1"}))
     assert covered.points[0].confidence == 0.0 and covered.points[1].confidence > 0.9
+
+
+def test_a_die_on_an_empty_point_does_not_hide_the_count() -> None:
+    labels = slot_labels(LAYOUT, SLOTS, [(0, 0)] * 24, (0, 0))
+    first = [i for i, s in enumerate(SLOTS) if s.region == "p7"]
+    probs = _onehot(labels)
+    probs[first[2]] = 0.0
+    probs[first[2], OBJECT] = 0.7
+    probs[first[2], 0] = 0.29  # under the die: most likely empty
+    probs[first[2], HAND] = 0.01
+    r = counts_from_slot_probs(SLOTS, probs).points[6]
+    assert (r.white, r.black) == (0, 0) and r.confidence > 0.9
 
 
 def test_bar_checker_on_wrong_half_is_not_counted_confidently() -> None:

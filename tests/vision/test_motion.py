@@ -47,11 +47,21 @@ def test_moving_region_is_named_and_resets_stillness(profile: CalibrationProfile
 
 def test_skin_covers_region(profile: CalibrationProfile) -> None:
     gate = MotionGate(RegionMap.build(profile), VisionConfig(still_frames=1))
+    for _i in range(3):
+        gate.update(_frame(1))
     f = _frame(1)
     xy = profile.board_to_image(np.array([profile.layout.stack_slots(13, 2)]))[0]
     x, y = int(xy[0]), int(xy[1])
     f[y - 60 : y + 60, x - 40 : x + 40] = (120, 150, 210)  # a skin tone (BGR)
-    for _ in range(4):
+    for _ in range(6):  # the hand comes in and then rests without moving
         r = gate.update(f)
     assert "p13" in r.covered
     assert not r.still  # never read with a hand over the board
+    assert "p1" not in r.covered
+
+
+def test_skin_coloured_board_is_not_a_hand(profile: CalibrationProfile) -> None:
+    gate = MotionGate(RegionMap.build(profile), VisionConfig(still_frames=2))
+    board = np.full((720, 1280, 3), (120, 150, 210), np.uint8)  # a tan/skin-toned board
+    reports = [gate.update(board) for _ in range(4)]
+    assert not reports[-1].covered and reports[-1].still

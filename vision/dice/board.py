@@ -26,7 +26,7 @@ from vision.config import VisionConfig
 from vision.dice.classify import FaceClassifier
 from vision.dice.find import find_candidates, nms
 from vision.observation import DieReading
-from vision.preprocess import Square
+from vision.preprocess import Square, to_gray
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,28 +61,93 @@ def board_box(profile: Any, margin_mm: float = 30.0) -> tuple[int, int, int, int
     return x0, y0, x1 - x0, y1 - y0
 
 
-@dataclass(frozen=True, slots=True)
 class DiceSearch:
-    """Per-profile constants of the die search: scale range and the board's image box."""
+    """Per-profile data of the die search: a top view of the board on the plane of a die's top
+    (remap maps at ``PPM`` px/mm, a margin around the board included)."""
 
-    scale: BoardScale
-    box: tuple[int, int, int, int]
+    PPM = 1.0
+    MARGIN_MM = 30.0
+
+    def __init__(self, profile: Any) -> None:
+        s = profile.spec
+        self.profile = profile
+        dmin, dmax = s.die_size_mm
+        self.z = (dmin + dmax) / 2
+        m = self.MARGIN_MM
+        w = int((s.width_mm + 2 * m) * self.PPM)
+        h = int((s.depth_mm + 2 * m) * self.PPM)
+        gx, gy = np.meshgrid(-m + (np.arange(w) + 0.5) / self.PPM, -m + (np.arange(h) + 0.5) / self.PPM)
+        img = profile.board_to_image(np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, self.z)], axis=1))
+        self.map_x = np.ascontiguousarray(img[:, 0].reshape(h, w).astype(np.float32))
+        self.map_y = np.ascontiguousarray(img[:, 1].reshape(h, w).astype(np.float32))
+        self.k_in = max(3, round(0.8 * dmin * self.PPM))
+        self.k_out = max(self.k_in + 4, round(2.0 * dmax * self.PPM))
+        self.scale = board_scale(profile)
+        self.box = board_box(profile)
 
     @classmethod
     def for_profile(cls, profile: Any) -> DiceSearch:
-        return cls(board_scale(profile), board_box(profile))
+        return cls(profile)
+
+    def to_mm(self, u: float, v: float) -> tuple[float, float]:
+        return (u + 0.5) / self.PPM - self.MARGIN_MM, (v + 0.5) / self.PPM - self.MARGIN_MM
 
 
-def die_candidates(gray: npt.NDArray[Any], profile: Any, config: VisionConfig,
+def _square_contrast(plane: npt.NDArray[Any], k_in: int, k_out: int) -> npt.NDArray[np.float32]:
+    f = plane.astype(np.float32)
+    inner = cv2.blur(f, (k_in, k_in))
+    outer = cv2.blur(f, (k_out, k_out))
+    ring = (outer * (k_out * k_out) - inner * (k_in * k_in)) / (k_out * k_out - k_in * k_in)
+    return np.abs(inner - ring)
+
+
+def die_candidates(image: npt.NDArray[Any], profile: Any, config: VisionConfig,
                    search: DiceSearch | None = None) -> list[Square]:
-    """Die-sized candidates on the board area of a grey frame (image pixels)."""
-    search = search or DiceSearch.for_profile(profile)
+    """Die-sized candidates on and around the board (image pixels).
+
+    On a top view at the plane of a die's top a die is a square of known size, so candidates are
+    the peaks of a die-sized square-contrast score (grey and the Lab a* plane, for red and green
+    dice on brown or green boards), best first; the face model then rejects what is not a die.
+    """
+    search = search or DiceSearch(profile)
+    top = cv2.remap(image, search.map_x, search.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    planes = [to_gray(top)]
+    if top.ndim == 3:
+        planes.append(cv2.cvtColor(top, cv2.COLOR_BGR2Lab)[:, :, 1])
+    score = _square_contrast(planes[0], search.k_in, search.k_out)
+    for extra in planes[1:]:
+        score = np.maximum(score, 2.0 * _square_contrast(extra, search.k_in, search.k_out))
+    peaks = (score == cv2.dilate(score, np.ones((search.k_in, search.k_in), np.uint8))) & (score >= config.die_min_contrast)
+    vs, us = np.nonzero(peaks)
+    order = np.argsort(-score[vs, us])[: config.die_max_candidates]
+    if len(order) == 0:
+        return []
+    mm = np.array([search.to_mm(float(us[i]), float(vs[i])) for i in order])
+    dmin, dmax = profile.spec.die_size_mm
+    half = (dmin + dmax) / 4
+    z = search.z
+    pts = np.concatenate([
+        np.column_stack([mm, np.full(len(mm), z)]),
+        np.column_stack([mm[:, 0] + half, mm[:, 1], np.full(len(mm), z)]),
+        np.column_stack([mm[:, 0], mm[:, 1] + half, np.full(len(mm), z)]),
+    ])
+    img = profile.board_to_image(pts)
+    n = len(mm)
+    centre, ex, ey = img[:n], img[n : 2 * n], img[2 * n :]
+    out = []
+    for i in range(n):
+        side_px = 2.0 * max(float(np.linalg.norm(ex[i] - centre[i])), float(np.linalg.norm(ey[i] - centre[i])))
+        out.append(Square(float(centre[i, 0]), float(centre[i, 1]), side_px * 1.25, 0.0))
+    return out + blob_candidates(image, profile, config, search)
+
+
+def blob_candidates(image: npt.NDArray[Any], profile: Any, config: VisionConfig, search: DiceSearch) -> list[Square]:
+    """The profile-free finder's blobs on the board's image area, die-sized by the profile's scale."""
     sc = search.scale
     dmin, dmax = profile.spec.die_size_mm
     x0, y0, w, h = search.box
-    crop = gray[y0 : y0 + h, x0 : x0 + w]
+    crop = image[y0 : y0 + h, x0 : x0 + w]
     longer = max(w, h)
-    # a die seen obliquely shows its sides too: allow up to ~1.6 x its edge
     cfg = config.replace(find_min_side_frac=0.7 * dmin * sc.lo / longer, find_max_side_frac=1.7 * dmax * sc.hi / longer)
     return [Square(c.cx + x0, c.cy + y0, c.side, c.angle) for c in find_candidates(crop, cfg)]
 
@@ -163,11 +228,12 @@ def flat_or_cocked(face: TopFace | None, profile: Any, config: VisionConfig) -> 
 
 
 def read_dice(
-    gray: npt.NDArray[Any], profile: Any, classifier: FaceClassifier, config: VisionConfig,
+    image: npt.NDArray[Any], profile: Any, classifier: FaceClassifier, config: VisionConfig,
     search: DiceSearch | None = None,
 ) -> tuple[DieReading, ...]:
-    """Every die on (or just off) the board, as :class:`DieReading` values."""
-    cands = die_candidates(gray, profile, config, search)
+    """Every die on (or just off) the board, as :class:`DieReading` values (``image``: BGR frame)."""
+    gray = to_gray(image)
+    cands = die_candidates(image, profile, config, search)
     guesses = classifier.classify(gray, [((c.cx, c.cy), c.side, c.angle) for c in cands])
     keep = [i for i, g in enumerate(guesses) if g.not_die < config.notdie_max_prob]
     scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in keep]

@@ -41,21 +41,33 @@ def find_candidates(image: U8Array, config: VisionConfig | None = None) -> list[
     """Square die candidates in a photo, in both polarities, before classification."""
     cfg = config or VisionConfig()
     gray = to_gray(image)
+    planes = [gray]
+    if image.ndim == 3:
+        # red and green dice hardly differ from a brown or green board in grey: add the Lab a* plane
+        planes.append(cv2.cvtColor(image, cv2.COLOR_BGR2Lab)[:, :, 1])
     h, w = gray.shape
     longer = max(h, w)
     min_side = cfg.find_min_side_frac * longer
     max_side = cfg.find_max_side_frac * longer
     # Work at a resolution where the smallest die is ~8 px across.
     scale = min(1.0, 8.0 / max(min_side, 1.0))
-    small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
     k = max(3, int(max_side * scale * 2.0) | 1)
-    bg = cv2.blur(small, (k, k)).astype(np.int16)
-    diff = small.astype(np.int16) - bg
     found: list[Square] = []
     ok = max(3, int(min_side * scale * 0.5) | 1)
     pk = max(3, int(min_side * scale * 0.35) | 1)
     close_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (pk, pk))
     open_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ok, ok))
+    for plane, gain in zip(planes, (1, 3), strict=False):
+        small = cv2.resize(plane, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else plane
+        bg = cv2.blur(small, (k, k)).astype(np.int16)
+        diff = (small.astype(np.int16) - bg) * gain
+        found.extend(_search(diff, min_side, max_side, scale, close_k, open_k))
+    return found
+
+
+def _search(diff: np.ndarray, min_side: float, max_side: float, scale: float, close_k: U8Array,
+            open_k: U8Array) -> list[Square]:
+    found: list[Square] = []
     for sign in (1, -1):
         hat = np.clip(diff * sign, 0, 255).astype(np.uint8)
         _ts = _thresholds(hat)

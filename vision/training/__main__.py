@@ -18,6 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--epochs", type=int, default=12)
     f.add_argument("--rendered", type=Path, default=None, help="a folder of rendered frames with JSON sidecars")
     f.add_argument("--out", type=Path, default=None)
+    f.add_argument("--copies", type=int, default=8, help="augmented copies of each die sample")
     sl = sub.add_parser("slots", help="train the checker-slot classifier on cached renders (needs torch)")
     sl.add_argument("--seed", type=int, default=7)
     sl.add_argument("--epochs", type=int, default=8)
@@ -32,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     from vision.training.faces import MODELS, train
 
     out = args.out or MODELS / "die_face.onnx"
-    rec = train(args.data / "dice", out, seed=args.seed, epochs=args.epochs, rendered=args.rendered)
+    rec = train(args.data / "dice", out, seed=args.seed, epochs=args.epochs, rendered=args.rendered, copies=args.copies)
     print(rec)
     return 0
 

@@ -30,7 +30,7 @@ def augment(img: U8Array, s: Square, rng: random.Random) -> np.ndarray:
     sq = Square(
         s.cx + rng.uniform(-jitter, jitter),
         s.cy + rng.uniform(-jitter, jitter),
-        s.side * rng.uniform(0.88, 1.12),
+        s.side * rng.uniform(0.85, 1.3),
         rng.uniform(0, 360),
     )
     g = img
@@ -52,8 +52,10 @@ def collect_train(root: Path, rendered: Path | None) -> list[Sample]:
                 samples.append(Sample(jpg, c, lab))
     if rendered is not None:
         from vision.training.rendered import rendered_samples
+        from vision.training.synthetic import synthetic_samples
 
         samples.extend(rendered_samples(rendered))
+        samples.extend(synthetic_samples(rendered.parent / "synthetic_dice"))
     return samples
 
 
@@ -75,7 +77,8 @@ def build_arrays(samples: list[Sample], copies: int, neg_copies: int, seed: int)
     return np.stack(xs)[:, None], np.array(ys, np.int64)
 
 
-def train(root: Path, out: Path, *, seed: int = 7, epochs: int = 12, rendered: Path | None = None) -> dict[str, object]:
+def train(root: Path, out: Path, *, seed: int = 7, epochs: int = 12, rendered: Path | None = None,
+          copies: int = 8) -> dict[str, object]:
     import torch
     from torch import nn
 
@@ -88,7 +91,6 @@ def train(root: Path, out: Path, *, seed: int = 7, epochs: int = 12, rendered: P
     counts = Counter(s.label for s in samples)
     neg = counts[NOT_A_DIE]
     pos = len(samples) - neg
-    copies = 8
     neg_copies = max(1, round(copies * pos / max(neg, 1)))
     x, y = build_arrays(samples, copies, neg_copies, seed)
     print(f"samples {dict(sorted(counts.items()))} -> {len(y)} patches in {time.time() - t0:.0f}s", flush=True)

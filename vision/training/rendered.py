@@ -104,7 +104,7 @@ def profile_for(truth: dict[str, Any]) -> Any:
     b = truth["board"]
     spec = BoardSpec.by_name(b["spec"])
     seating = Seating(LongSide(b["seating"]["white"]), HomeEnd(b["seating"]["white_home"]))
-    cal = CalCamera(cam.width, cam.height, cam.fx, cam.fy, cam.cx, cam.cy, tuple(cam.dist), source="sim")  # type: ignore[arg-type]
+    cal = CalCamera(cam.width, cam.height, cam.fx, cam.fy, cam.cx, cam.cy, tuple(cam.dist), source="default")  # type: ignore[arg-type]
     q = Quality(reprojection_px=0.0, corner_confidence=1.0, pattern_score=None, start_position_ok=None,
                 tilt_deg=0.0, method="manual", created="sim", camera_name="sim")
     corners = tuple((float(x), float(y)) for x, y in truth["board_corners_image"])
@@ -144,7 +144,6 @@ def rendered_samples(folder: Path | None = None, width: int = 1280, height: int 
     that are not dice (checkers, point tips, the cube, pips) as "not a die"."""
     from vision.config import VisionConfig
     from vision.dice.board import die_candidates
-    from vision.preprocess import to_gray
     from vision.training.data import NOT_A_DIE, Sample
 
     d = folder or cache_dir() / f"{width}x{height}"
@@ -161,7 +160,7 @@ def rendered_samples(folder: Path | None = None, width: int = 1280, height: int 
             squares.append(sq)
             out.append(Sample(r.image_path, sq, int(die["face"])))
         prof = profile_for(r.truth)
-        cands = die_candidates(to_gray(r.image()), prof, VisionConfig())
+        cands = die_candidates(r.image(), prof, VisionConfig())
         negs = [c for c in cands if all(np.hypot(c.cx - s.cx, c.cy - s.cy) > 0.8 * s.side for s in squares)]
         if len(negs) > max_neg:
             negs = [negs[i] for i in rng.choice(len(negs), max_neg, replace=False)]

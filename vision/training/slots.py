@@ -2,7 +2,7 @@
 
 Development only (needs PyTorch).  Data: the cached renders of ``TRAIN_SEEDS`` (render them with
 ``python -m vision.training.rendered 10000 150``); every slot of every frame is one sample, slots in
-regions a hand covers are left out; empty slots under a die, the cube or a cup are labelled "other".
+regions a hand covers are labelled "hand" (never read); empty slots under a die or the cube "object".
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from vision.checkers import OTHER, SLOT_PATCH, SlotSampler, normalise_slots, slot_labels
+from vision.checkers import HAND, OBJECT, SLOT_CLASSES, SLOT_PATCH, SlotSampler, normalise_slots, slot_labels
 from vision.training.rendered import TRAIN_SEEDS, cache_dir, profile_for, rendered
 
 
 def frame_slots(seed: int, width: int = 1280, height: int = 720) -> tuple[np.ndarray, np.ndarray]:
-    """Slot patches (N, 2, P, P, 3) and labels (N,) of one rendered frame (covered slots dropped)."""
+    """Slot patches (N, 2, P, P, 3) and labels (N,) of one rendered frame (covered slots: "hand")."""
     r = rendered(seed, width, height)
     prof = profile_for(r.truth)
     sampler = SlotSampler(prof)
@@ -36,9 +36,9 @@ def frame_slots(seed: int, width: int = 1280, height: int = 720) -> tuple[np.nda
     keep = []
     for i, sl in enumerate(sampler.slots):
         if sl.region in covered:
-            continue
-        if labels[i] == 0 and any(math.hypot(sl.x - x, sl.y - y) < dmax for x, y in things):
-            labels[i] = OTHER
+            labels[i] = HAND  # a hand over the region: the slot must not be read
+        elif labels[i] == 0 and any(math.hypot(sl.x - x, sl.y - y) < dmax for x, y in things):
+            labels[i] = OBJECT
         keep.append(i)
     return patches[keep], np.array([labels[i] for i in keep], np.int64)
 
@@ -119,5 +119,5 @@ def make_model() -> Any:
         *block(6, 16), tnn.MaxPool2d(2),  # 12
         *block(16, 32), tnn.MaxPool2d(2),  # 6
         *block(32, 48), tnn.MaxPool2d(2),  # 3
-        tnn.Flatten(), tnn.Dropout(0.1), tnn.Linear(48 * 9, 8),
+        tnn.Flatten(), tnn.Dropout(0.1), tnn.Linear(48 * 9, len(SLOT_CLASSES)),
     )

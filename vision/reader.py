@@ -5,7 +5,8 @@
 Every stage is a plain function in its own module; the reader only keeps per-profile precomputed
 data (slot sampling maps, the gate's region map) and times each stage inside this one pipeline
 (``BoardObservation.timings_ms``).  A frame that is not still yet is not read: the last full reading
-is returned with ``still=False`` and the moving regions marked covered.
+is returned with ``still=False`` and the moving regions marked covered; while the scene stays still
+after a full reading, that reading is returned again for the cost of the gate alone.
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ class _ProfileState:
         self.dice = DiceSearch.for_profile(profile)
         self.gate = MotionGate(RegionMap.build(profile, config), config)
         self.last: BoardObservation | None = None
+        self.fresh = False
+        """True while the scene has stayed still since ``last`` was read in full."""
 
 
 class BoardReader:
@@ -88,10 +91,15 @@ class BoardReader:
         t_gate = (time.perf_counter() - t0) * 1000
         if not report.still:
             base = st.last or _blank(frame.seq, frame.t)
+            st.fresh = False
             return _unstill(base, report, frame.seq, frame.t, (("gate", t_gate),))
+        if st.fresh and st.last is not None:
+            # nothing has moved since the last full reading: it still holds
+            return replace(st.last, seq=frame.seq, t=frame.t, timings_ms=(("gate", round(t_gate, 3)),))
         obs = self._full(frame.image, profile, frame.seq, frame.t, report.covered, st)
         obs = replace(obs, timings_ms=(("gate", round(t_gate, 3)), *obs.timings_ms))
         st.last = obs
+        st.fresh = True
         return obs
 
     # ------------------------------------------------------------------ one image

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -72,12 +73,16 @@ def test_gate_holds_reading_until_still(reader: BoardReader) -> None:
     img, _, prof = _load(SEEDS[0])
     first = reader.read(Frame(img, 0.0, 0), prof)
     assert not first.still and not first.confident and first.position(Side.WHITE) is None
-    obs = [reader.read(Frame(img, 0.033 * i, i), prof) for i in range(1, 4)]
-    assert obs[-1].still and obs[-1].seq == 3
-    assert "gate" in dict(obs[-1].timings_ms)
+    obs = [reader.read(Frame(img, 0.033 * i, i), prof) for i in range(1, 5)]
+    full = [o for o in obs if o.still]
+    assert len(full) >= 2 and not obs[0].still  # still_frames=2: the first frames are not read
+    assert set(dict(full[0].timings_ms)) == {"gate", "checkers", "dice", "cube"}
+    # still since that full reading: the same reading again, for the cost of the gate alone
+    assert full[1] == replace(full[0], seq=full[1].seq, t=full[1].t)
+    assert set(dict(full[1].timings_ms)) == {"gate"}
     moved = img.copy()
     moved[300:420, 500:700] = 255 - moved[300:420, 500:700]
-    after = reader.read(Frame(moved, 0.2, 4), prof)
+    after = reader.read(Frame(moved, 0.2, 5), prof)
     assert not after.still and not after.confident and after.covered
     for name in after.covered:
         assert after.reading(name).confidence == 0.0

@@ -407,6 +407,43 @@ def _fit_hypothesis(image: Image, lab: npt.NDArray[np.float32], corners: FloatAr
     return fit.support * (0.5 + score), fitted, score, fit.support
 
 
+def _focal_restarts(image: Image, lab: npt.NDArray[np.float32], prof: CalibrationProfile, score: float,
+                    support: float, cfg: CalibrationConfig) -> tuple[CalibrationProfile, float, float]:
+    """Escape a wrong focal length / lens / pose trade-off (a local minimum of the model fit, typically
+    10-30 px off at steep tilt): the same outline re-posed through cameras of other focal lengths, fitted
+    again, and kept when the board's edges (inner edges and the points' sides, not just the fitted
+    samples) are explained better by a clear margin.  Repeated from the new best while it improves."""
+    from calibration.model import _repose, edge_support, fit_pose
+
+    def explained(p: CalibrationProfile) -> float:
+        v = edge_support(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), inner_only=False)
+        v = v[np.isfinite(v)]
+        return float(v.mean()) if len(v) else 0.0
+
+    cur = explained(prof)
+    for _round in range(cfg.focal_restart_rounds):
+        best: tuple[float, CalibrationProfile, float] | None = None
+        for fac in cfg.focal_restarts:
+            start_cam, rv, tv = _repose(prof.camera, prof.spec, np.asarray(prof.rvec), np.asarray(prof.tvec),
+                                        prof.camera.fx * fac)
+            start_cam = start_cam.with_distortion((0.0,) * 5, "default")
+            try:
+                fit = fit_pose(lab, start_cam, prof.spec, rv, tv, free_lens=True, searches=(14.0, 8.0, 5.0, 3.0, 2.5))
+                cand = CalibrationProfile.from_pose(fit.camera.with_distortion(fit.camera.dist, "edges"), prof.spec,
+                                                    fit.rvec, fit.tvec, reprojection_px=fit.rms_px,
+                                                    corner_confidence=fit.support)
+            except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
+                continue
+            e = explained(cand)
+            if best is None or e > best[0]:
+                best = (e, cand, fit.support)
+        if best is None or best[0] < cur + cfg.focal_restart_margin:
+            break
+        cur, prof, support = best[0], best[1], best[2]
+        score = pattern_score(image, prof)
+    return prof, score, support
+
+
 def find_board(
     image: Image,
     spec: BoardSpec | None,
@@ -468,6 +505,8 @@ def find_board(
             f"{got:.2f} (need {cfg.min_pattern_score:.2f}); try --corners or ArUco markers"
         )
     _, prof, score, support = best
+    if cam.source == "default" and cfg.focal_restarts:
+        prof, score, support = _focal_restarts(image, lab, prof, score, support, cfg)
     conf = max(0.0, min(1.0, support * math.exp(-prof.quality.reprojection_px / 1.5)))
     return BoardFit(prof.corners_px, score, conf, (), prof.camera, prof)
 

@@ -30,6 +30,11 @@ class CalibrationConfig:
     """At most this many candidate quadrilaterals are verified."""
     max_fits: int = 3
     """At most this many distinct candidate placements are fitted with the full board model."""
+    focal_restarts: tuple[float, ...] = (0.75, 0.9, 1.1, 1.3)
+    """Uncalibrated camera: the winning fit is re-started through these multiples of its focal length
+    (empty: off); a restart wins when it explains the board's edges better by ``focal_restart_margin``."""
+    focal_restart_rounds: int = 3
+    focal_restart_margin: float = 0.01
     min_pattern_score: float = 0.35
     """Minimum triangle-pattern contrast score for a candidate to count as a board."""
     # --- sub-pixel refinement of the outline

@@ -163,6 +163,36 @@ def observe(
     return obs[ok], P[ok], tang[ok], y1[ok], int(keep.sum())
 
 
+def edge_support(lab: LabImage, camera: CameraModel, spec: BoardSpec, rvec: FloatArray, tvec: FloatArray,
+                 *, inner_only: bool = True) -> FloatArray:
+    """Per board edge (0..1 each, NaN when out of view): the fraction of its samples with a colour edge
+    on the line the pose predicts.
+
+    The edges are the fit's own: the rims or wall feet of the tables and tray columns (rails, bar,
+    dividers), the two long sides of all 24 points (tip halves), and unless ``inner_only`` the outer
+    frame.  A sample is a hit when the strongest gradient within ~6 px (at 1920 wide) across the
+    predicted line lies within ~1.5 px of it.
+    """
+    scale = camera.width / 1920.0
+    search, tol = max(2.5, 6.0 * scale), max(0.9, 1.5 * scale)
+    segs = tuple(s for s in model_segments(spec) if not (inner_only and s.outer)) + triangle_segments(spec)
+    rvec, tvec = np.asarray(rvec, np.float64).ravel(), np.asarray(tvec, np.float64).ravel()
+    K, dist = camera.matrix, camera.dist_array
+    out = np.full(len(segs), np.nan)
+    for i, seg in enumerate(segs):
+        obs, P, T, strength, n_try = observe(lab, K, dist, rvec, tvec, spec, search, step_mm=8.0, segments=(seg,))
+        if n_try == 0 or len(obs) == 0:
+            continue
+        m = len(P)
+        proj = _project(np.vstack([P, P + T * 10.0]), rvec, tvec, K, dist).reshape(2, m, 2)
+        d = proj[1] - proj[0]
+        d /= np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
+        e = obs - proj[0]
+        r = np.abs(e[:, 0] * d[:, 1] - e[:, 1] * d[:, 0])
+        out[i] = float(np.sum((r <= tol) & (strength > 1.0))) / n_try
+    return out
+
+
 def _params_camera(cam: CameraModel, p: FloatArray, free: bool) -> tuple[FloatArray, FloatArray]:
     if not free:
         return cam.matrix, cam.dist_array

@@ -25,7 +25,7 @@ from calibration.board import edge_points, smoothed_lab
 from calibration.config import CalibrationConfig
 from calibration.errors import CalibrationError
 from calibration.homography import apply_homography
-from calibration.model import _project, fit_pose, model_segments, observe, triangle_segments
+from calibration.model import edge_support, fit_pose
 from calibration.profile import CalibrationProfile
 
 Image = npt.NDArray[np.uint8]
@@ -94,35 +94,10 @@ def board_support(
     image: Image, profile: CalibrationProfile, lab: npt.NDArray[np.float32] | None = None,
 ) -> FloatArray:
     """Per inner edge of the board (0..1 each): the fraction of its samples with a colour edge on the line
-    the profile predicts.
-
-    The edges are the ones the fit itself uses, minus the outer frame: the rims or wall feet of the two
-    tables and the tray columns (rails, bar and dividers) and the two long sides of all 24 points (tip
-    halves).  They stand out on every board, also where the frame matches the table.  A sample is a hit
-    when the strongest gradient within a few px across the predicted line lies within ~1 px of it (at
-    1920 wide; scaled with the image).
-    """
+    the profile predicts (:func:`calibration.model.edge_support`: the tables', trays' and bar's edges and
+    the sides of all 24 points, not the outer frame, which may match the table)."""
     lab = lab if lab is not None else smoothed_lab(image)
-    cam = profile.camera
-    scale = cam.width / 1920.0
-    search, tol = max(2.5, 6.0 * scale), max(0.9, 1.5 * scale)
-    segs = tuple(s for s in model_segments(profile.spec) if not s.outer) + triangle_segments(profile.spec)
-    rvec, tvec = np.asarray(profile.rvec, np.float64), np.asarray(profile.tvec, np.float64)
-    out = np.zeros(len(segs))
-    for i, seg in enumerate(segs):
-        obs, P, T, strength, n_try = observe(lab, cam.matrix, cam.dist_array, rvec, tvec, profile.spec, search,
-                                             step_mm=8.0, segments=(seg,))
-        if n_try == 0 or len(obs) == 0:
-            out[i] = np.nan
-            continue
-        m = len(P)
-        proj = _project(np.vstack([P, P + T * 10.0]), rvec, tvec, cam.matrix, cam.dist_array).reshape(2, m, 2)
-        d = proj[1] - proj[0]
-        d /= np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
-        e = obs - proj[0]
-        r = np.abs(e[:, 0] * d[:, 1] - e[:, 1] * d[:, 0])
-        out[i] = float(np.sum((r <= tol) & (strength > 1.0))) / n_try
-    return out
+    return edge_support(lab, profile.camera, profile.spec, np.asarray(profile.rvec), np.asarray(profile.tvec))
 
 
 def support_score(per_edge: FloatArray) -> float:

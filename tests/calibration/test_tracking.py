@@ -5,7 +5,7 @@ import pytest
 
 from calibration.camera import CameraModel
 from calibration.profile import CalibrationProfile
-from calibration.tracking import BoardTracker, TrackStatus, outline_support
+from calibration.tracking import BoardTracker, TrackStatus, board_support, outline_support, support_score
 from tests.calibration.synth import look_at_pose, render
 from vision.geometry import BoardLayout, BoardSpec
 
@@ -60,3 +60,17 @@ def test_board_pose_moves_board_and_pieces_not_the_table() -> None:
     # a table corner far from the board stays the same; the board's middle changes
     assert np.abs(a[:12, :12].astype(int) - b[:12, :12].astype(int)).mean() < 3.0
     assert np.abs(a.astype(int) - b.astype(int)).mean() > 3.0
+
+
+def test_still_board_never_alarms_and_inner_edges_separate_moved_from_still() -> None:
+    img0, c0 = _frame()
+    prof = CalibrationProfile.from_corners(c0, CameraModel.default_for_size(1920, 1080), SPEC)
+    tracker = BoardTracker(prof, img0)
+    rng = np.random.default_rng(5)
+    for i in range(12):  # fresh sensor noise on a still board: never leaves OK
+        noisy = np.clip(img0.astype(np.int16) + rng.normal(0, 3, img0.shape).astype(np.int16), 0, 255).astype(np.uint8)
+        assert tracker.update(noisy, i / 30).status is TrackStatus.OK
+    still = support_score(board_support(img0, prof))
+    img1, _ = _frame(shift=(-12.0, 6.0), yaw=9.5, seed=1)
+    moved = support_score(board_support(img1, prof))
+    assert still > 0.6 and moved < tracker.threshold < still

@@ -104,6 +104,7 @@ DeviceEvent = Connected | Disconnected | ResetSeen
 class Stats:
     commands: int = 0
     retransmits: int = 0
+    pings_yielded: int = 0  # heartbeat PINGs given up for a queued command (whose ACK proves the link as well)
     naks: int = 0
     bad_frames: int = 0
     resets_seen: int = 0
@@ -128,6 +129,13 @@ class _LinkLost(Exception):
     pass
 
 
+class _Wake:
+    """Put on the reply queue when the caller queues something: a heartbeat PING stops waiting."""
+
+
+_WAKE = _Wake()
+
+
 class Device:
     """A connection to the LED/buzzer device that survives resets and unplugs."""
 
@@ -138,7 +146,7 @@ class Device:
         self.events: queue.Queue[DeviceEvent] = queue.Queue()
         self.stats = Stats()
         self.info: DeviceInfo | None = None
-        self._replies: queue.Queue[Packet | None] = queue.Queue()
+        self._replies: queue.Queue[Packet | _Wake | None] = queue.Queue()
         self._cond = threading.Condition()
         self._desired: DeviceState = IDLE_STATE
         self._pending_state: DeviceState | None = IDLE_STATE
@@ -167,6 +175,7 @@ class Device:
         self._closing.set()
         with self._cond:
             self._cond.notify_all()
+        self._replies.put(_WAKE)  # a command waiting for its ACK stops at once
         if self._worker is not None:
             self._worker.join(timeout=5)
             self._worker = None
@@ -184,12 +193,14 @@ class Device:
             self._desired = state
             self._pending_state = state
             self._cond.notify_all()
+        self._replies.put(_WAKE)  # never queued behind a heartbeat's wait
 
     def buzz(self, pattern: BuzzPattern) -> None:
         """Play a buzzer pattern (the oldest waiting pattern is dropped if the queue is full)."""
         with self._cond:
             self._pending_buzz.append(pattern)
             self._cond.notify_all()
+        self._replies.put(_WAKE)  # never queued behind a heartbeat's wait
 
     def signal(self, signal: Signal) -> None:
         """Show an infraction: its LEDs and its buzzer pattern."""
@@ -199,6 +210,7 @@ class Device:
             self._pending_state = state
             self._pending_buzz.append(pattern)
             self._cond.notify_all()
+        self._replies.put(_WAKE)  # never queued behind a heartbeat's wait
 
     def clear(self) -> None:
         """All LEDs dark (status on) and the buzzer silent."""
@@ -208,6 +220,7 @@ class Device:
             self._pending_buzz.clear()
             self._pending_buzz.append(SILENCE)
             self._cond.notify_all()
+        self._replies.put(_WAKE)  # never queued behind a heartbeat's wait
 
     @property
     def connected(self) -> bool:
@@ -347,6 +360,7 @@ class Device:
             if self._closing.is_set() or self._resync:
                 return
             packet: Packet | None = None
+            heartbeat = False
             pending_state = self._pending_state
             if self._ping_now.is_set():
                 packet = Packet(MsgType.PING, next(self._seq))
@@ -359,13 +373,14 @@ class Device:
                 packet = Packet(MsgType.BUZZ, next(self._seq), self._pending_buzz.popleft().body())
             elif time.monotonic() >= due:
                 packet = Packet(MsgType.PING, next(self._seq))
+                heartbeat = True
             if packet is None:
                 return
             self._busy = True
         try:
             t0 = time.perf_counter()
-            self._transact(packet)
-            self.stats.round_trips.append(time.perf_counter() - t0)
+            if self._transact(packet, yield_to_commands=heartbeat) is not None:
+                self.stats.round_trips.append(time.perf_counter() - t0)
             if len(self.stats.round_trips) > 10000:
                 del self.stats.round_trips[:5000]
         except DeviceError:
@@ -380,8 +395,13 @@ class Device:
                     self._ping_now.clear()
                 self._cond.notify_all()
 
-    def _transact(self, packet: Packet, attempts: int | None = None) -> Packet | None:
-        """Send and wait for the matching ACK/INFO; retransmit on timeout or a damaged-frame NAK."""
+    def _transact(self, packet: Packet, attempts: int | None = None, *, yield_to_commands: bool = False) -> Packet | None:
+        """Send and wait for the matching ACK/INFO; retransmit on timeout or a damaged-frame NAK.
+
+        A heartbeat (``yield_to_commands``) stops waiting, returning None, as soon as the caller
+        queues a command: stop and wait would otherwise hold a new state behind the PING's
+        timeouts and retransmissions, and the command's own ACK proves the link just as well.
+        """
         port = self._port
         if port is None:
             raise _LinkLost("no port")
@@ -403,6 +423,13 @@ class Device:
                     break
                 if reply is None:
                     raise _LinkLost("the port went away")
+                if isinstance(reply, _Wake):
+                    if self._closing.is_set():
+                        raise _LinkLost("closing")
+                    if yield_to_commands and self._has_commands():
+                        self.stats.pings_yielded += 1
+                        return None
+                    continue
                 if reply.type is MsgType.NAK:
                     self.stats.naks += 1
                     reason = NakReason(reply.body[0]) if reply.body and reply.body[0] in NakReason._value2member_map_ else None
@@ -420,6 +447,10 @@ class Device:
                     self._last_ok = time.monotonic()
                     return reply
         raise DeviceTimeout(f"no answer to {packet.type.name} #{packet.seq} from {self.url} after {tries} attempts")
+
+    def _has_commands(self) -> bool:
+        with self._cond:
+            return not self._paused.is_set() and (self._pending_state is not None or bool(self._pending_buzz))
 
     # -- the reader ------------------------------------------------------------------------------
     def _read(self, port: SerialLike) -> None:

@@ -8,6 +8,7 @@ simavr), so timing checks do not depend on how busy the host machine is.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -84,3 +85,61 @@ class EventLog:
                 raise TimeoutError(f"no matching {kind.__name__} within {timeout} s; last events: {tail}")
             assert found is not None
             return found
+
+
+def is_alert_output(event: Event) -> bool:
+    """An output the players notice when an alert arrives: an LED refresh or the buzzer sounding.
+
+    The device refreshes the LED chain only when the picture changes, so an alert whose LEDs
+    look like what was shown before (two identical alerts in a row) is seen on the buzzer alone.
+    """
+    return isinstance(event, LedFrame) or (isinstance(event, PinChange) and event.pin == "buzzer" and event.on)
+
+
+def first_outputs(sent: list[float], outputs: list[float]) -> list[float | None]:
+    """For each alert sent at ``sent[i]``, the time of the device's first output caused by it.
+
+    An output counts for alert ``i`` only if it comes at or after ``sent[i]`` and before the
+    next alert was sent: a later alert's output is never credited to an earlier one (an alert
+    that changed nothing visible or audible gets None, not the next alert's LED frame).
+    Both lists hold times on the same clock; ``outputs`` need not be sorted.
+    """
+    outs = sorted(outputs)
+    order = sorted(range(len(sent)), key=lambda i: sent[i])
+    got: list[float | None] = [None] * len(sent)
+    j = 0
+    for k, i in enumerate(order):
+        start = sent[i]
+        end = sent[order[k + 1]] if k + 1 < len(order) else float("inf")
+        while j < len(outs) and outs[j] < start:
+            j += 1
+        if j < len(outs) and outs[j] < end:
+            got[i] = outs[j]
+    return got
+
+
+class OutputStamps:
+    """Wall-clock (``time.perf_counter``) stamps of a simulated device's alert outputs.
+
+    Wrap the peer's event sink (``emulator.core.emit`` or ``SimulatedDevice.events.append``)::
+
+        stamps = OutputStamps(emu.core.emit)
+        emu.core.emit = stamps
+    """
+
+    def __init__(self, inner: Callable[[Event], None]) -> None:
+        self._inner = inner
+        self._lock = threading.Lock()
+        self.times: list[float] = []
+
+    def __call__(self, event: Event) -> None:
+        if is_alert_output(event):
+            now = time.perf_counter()
+            with self._lock:
+                self.times.append(now)
+        self._inner(event)
+
+    def arrivals(self, sent: list[float]) -> list[float | None]:
+        with self._lock:
+            outs = list(self.times)
+        return first_outputs(sent, outs)

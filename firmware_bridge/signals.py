@@ -43,7 +43,7 @@ class Fault(StrEnum):
 
     ILLEGAL_PLAY = "illegal_play"  # checkers moved illegally: the points involved blink red
     PREMATURE_THROW = "premature_throw"  # threw before the opponent finished: offender's tray
-    RETHROW = "rethrow"  # cocked die, die off the board or on a checker: the dice must be thrown again
+    RETHROW = "rethrow"  # cocked die, die off the board or on a checker: the points named, else the thrower's right-hand table
     MISPLACED_DIE = "misplaced_die"  # die not in the right-hand table: that table lights
     ILLEGAL_CUBE = "illegal_cube"  # cube action not allowed (e.g. Crawford game): bar LED
     SETUP_ERROR = "setup_error"  # checkers wrongly placed at the start: the points at fault
@@ -140,6 +140,14 @@ def lit_leds(signal: Signal) -> frozenset[int]:
         leds.add(tray_led(signal.offender))
     if signal.fault is Fault.MISPLACED_DIE and signal.offender is not None:
         leds.update(p - 1 for p in right_hand_table(signal.offender, signal.home_on_right))
+    if not leds and signal.offender is not None:
+        # Nothing named, yet every alert must be seen, not only heard.  A rethrow (a cocked die, a
+        # die off the board): the table the dice must be thrown into again; otherwise the
+        # offender's tray.  (With no offender either, render() blinks the status LED.)
+        if signal.fault is Fault.RETHROW:
+            leds.update(p - 1 for p in right_hand_table(signal.offender, signal.home_on_right))
+        else:
+            leds.add(tray_led(signal.offender))
     return frozenset(leds)
 
 
@@ -147,8 +155,10 @@ def render(signal: Signal) -> tuple[DeviceState, BuzzPattern]:
     """The whole device state and buzzer pattern for one signal."""
     colour, blink = _LOOK[signal.fault]
     led = Led(*colour, blink=blink)
-    leds = tuple(led if i in lit_leds(signal) else OFF_LED for i in range(N_LEDS))
-    return DeviceState(leds, StatusMode.ON), BUZZ_PATTERNS[signal.fault]
+    lit = lit_leds(signal)
+    leds = tuple(led if i in lit else OFF_LED for i in range(N_LEDS))
+    # Every alert must be visible: with nothing at fault to light, the status LED blinks fast.
+    return DeviceState(leds, StatusMode.ON if lit else StatusMode.FAST), BUZZ_PATTERNS[signal.fault]
 
 
 #: Shown while the referee is connected and nothing is wrong: everything dark, status on.

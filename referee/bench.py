@@ -81,11 +81,26 @@ class _Frame:
         self.obs, self.image, self.seq, self.t = obs, image, obs.seq, obs.t
 
 
-def latency(turns: int = 24, seed: int = 7) -> dict[str, Any]:
-    """Alert latency through the live loop to the emulated device."""
+def _percentiles(xs: list[float], prefix: str) -> dict[str, float | None]:
+    """Median, p90, p99 and max (nearest rank) of ``xs`` in ms, rounded."""
+    ys = sorted(xs)
+
+    def rank(q: float) -> float | None:
+        return round(ys[min(len(ys) - 1, round(q * (len(ys) - 1)))], 1) if ys else None
+
+    return {f"{prefix}_median": round(statistics.median(ys), 1) if ys else None, f"{prefix}_p90": rank(0.9),
+            f"{prefix}_p99": rank(0.99), f"{prefix}_max": round(ys[-1], 1) if ys else None}
+
+
+def latency(turns: int = 24, seed: int = 7, peer: str = "emulator") -> dict[str, Any]:
+    """Alert latency through the live loop to the simulated device (the emulator or the firmware in simavr).
+
+    The device "receives the signal" when it first shows or sounds it: an LED refresh or the
+    buzzer turning on (stamped on the host's clock as the peer reports it), credited to an
+    alert only if it comes before the next alert was sent (:func:`firmware_bridge.events.first_outputs`).
+    """
     from firmware_bridge.device import Device
-    from firmware_bridge.emulator import Emulator
-    from firmware_bridge.events import LedFrame
+    from firmware_bridge.events import OutputStamps
 
     obs = list(random_game(seed, turns=turns, faults=fault_plan(seed, turns, every=2)))
     first_still: dict[int, int] = {}
@@ -97,40 +112,56 @@ def latency(turns: int = 24, seed: int = 7) -> dict[str, Any]:
         if start is None:
             start = o.seq
         first_still[o.seq] = start
-    emu = Emulator()
-    received: list[float] = []
-    log_append = emu.core.emit
+    stop: Any
+    if peer == "simavr":
+        from firmware_bridge.simulator import SimulatedDevice, missing_tools
 
-    def stamp(ev: Any) -> None:
-        if isinstance(ev, LedFrame):
-            received.append(time.perf_counter())
-        log_append(ev)
+        if missing_tools():
+            return {"latency_peer": peer, "why": f"missing {missing_tools()}"}
+        sim = SimulatedDevice()
+        stamps = OutputStamps(sim.events.append)
+        sim.events.append = stamps  # type: ignore[method-assign]
+        dev = Device(sim.start())
+        stop = sim.stop
+    else:
+        from firmware_bridge.emulator import Emulator
 
-    emu.core.emit = stamp
-    port = emu.in_process()
-    dev = Device(lambda: cast(Any, port)).open()
+        emu = Emulator()
+        stamps = OutputStamps(emu.core.emit)
+        emu.core.emit = stamps
+        port = emu.in_process()
+        dev = Device(lambda: cast(Any, port))
+        stop = emu.stop
+    dev.open()
     try:
-        dev.wait_connected(5.0)
+        dev.wait_connected(15.0)
+        dev.flush(5.0)
         session = Session.start(SessionInfo(), None, device=dev)
         cam = _Paced(obs, 30.0)
         stats = run_loop(cam, lambda f: f.obs, session, live=True)
         dev.flush(5.0)
+        retransmits = dev.stats.retransmits
     finally:
         dev.close()
-        emu.stop()
+        stop()
+    alerts = session.stats.alerts
+    arrived = stamps.arrivals([sent for _, sent in alerts])
     lat: list[float] = []
-    for seq, sent in session.stats.alerts:
-        got = next((t for t in received if t >= sent), None)
+    signal_ms: list[float] = []
+    unseen = 0
+    for (seq, sent), got in zip(alerts, arrived, strict=True):
         shown_from = cam.delivered.get(first_still.get(seq, seq))
-        if got is not None and shown_from is not None:
+        if got is None:
+            unseen += 1
+            continue
+        if shown_from is not None:
             lat.append((got - shown_from) * 1000)
-    return {
-        "alerts": len(session.stats.alerts),
-        "latency_ms_median": round(statistics.median(lat), 1) if lat else None,
-        "latency_ms_p90": round(sorted(lat)[int(0.9 * (len(lat) - 1))], 1) if lat else None,
-        "live_dropped": stats.dropped,
-        "live_frames": stats.frames,
-    }
+            signal_ms.append((got - sent) * 1000)
+    out: dict[str, Any] = {"latency_peer": peer, "alerts": len(alerts), "alerts_unseen": unseen}
+    out.update(_percentiles(lat, "latency_ms"))
+    out["signal_to_device_ms_max"] = round(max(signal_ms), 1) if signal_ms else None
+    out.update({"device_retransmits": retransmits, "live_dropped": stats.dropped, "live_frames": stats.frames})
+    return out
 
 
 def rendered_latency(turns: int = 40, per_kind: int = 2, size: str = "640x360", seed: int = 11) -> dict[str, Any]:
@@ -247,10 +278,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bgref bench referee", description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
     p.add_argument("--only", choices=("latency", "rendered", "replay", "memory"), help="run one part")
+    p.add_argument("--peer", choices=("emulator", "simavr"), default="emulator",
+                   help="the device for the latency part: the Python emulator or the firmware in simavr")
     args = p.parse_args(argv)
     out: dict[str, Any] = {}
     if args.only in (None, "latency"):
-        out.update(latency(turns=8 if args.quick else 24))
+        out.update(latency(turns=8 if args.quick else 24, peer=args.peer))
     if args.only in (None, "rendered"):
         out.update(rendered_latency(turns=12 if args.quick else 40, per_kind=1 if args.quick else 2,
                                     size="320x180" if args.quick else "640x360"))

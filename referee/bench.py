@@ -164,7 +164,8 @@ def latency(turns: int = 24, seed: int = 7, peer: str = "emulator") -> dict[str,
     return out
 
 
-def rendered_latency(turns: int = 40, per_kind: int = 2, size: str = "640x360", seed: int = 11) -> dict[str, Any]:
+def rendered_latency(turns: int = 40, per_kind: int = 2, size: str = "640x360", seed: int = 11,
+                     peer: str = "emulator") -> dict[str, Any]:
     """Alert latency on a rendered game (the demo's pipeline: oracle vision, the emulated device).
 
     Per caught infraction: the frames from the first still frame showing it to the deciding frame at
@@ -176,12 +177,12 @@ def rendered_latency(turns: int = 40, per_kind: int = 2, size: str = "640x360", 
 
     with tempfile.TemporaryDirectory() as tmp:
         a = argparse.Namespace(seed=seed, turns=turns, per_kind=per_kind, kinds="", size=size, vision="oracle",
-                               device="emulator", out=tmp, clean=True, no_status=True, json=True)
+                               device=peer, out=tmp, clean=True, no_status=True, json=True)
         s = run_demo(a)
     return {"rendered_latency_ms_median": s["latency_ms_median"], "rendered_latency_ms_max": s["latency_ms_max"],
             "rendered_seeded": s["seeded"], "rendered_caught": s["caught"],
             "rendered_false_alarms": s["false_alarms"], "rendered_size": s["size"],
-            "rendered_fps": s["fps"]}
+            "rendered_fps": s["fps"], "rendered_device": s.get("device", peer)}
 
 
 def replay_fps(frames: int = 150, width: int = 1920, height: int = 1080) -> dict[str, Any]:
@@ -279,14 +280,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
     p.add_argument("--only", choices=("latency", "rendered", "replay", "memory"), help="run one part")
     p.add_argument("--peer", choices=("emulator", "simavr"), default="emulator",
-                   help="the device for the latency part: the Python emulator or the firmware in simavr")
+                   help="the device for the latency parts: the Python emulator or the firmware in simavr")
     args = p.parse_args(argv)
     out: dict[str, Any] = {}
     if args.only in (None, "latency"):
         out.update(latency(turns=8 if args.quick else 24, peer=args.peer))
     if args.only in (None, "rendered"):
         out.update(rendered_latency(turns=12 if args.quick else 40, per_kind=1 if args.quick else 2,
-                                    size="320x180" if args.quick else "640x360"))
+                                    size="320x180" if args.quick else "640x360", peer=args.peer))
     if args.only in (None, "replay"):
         out.update(replay_fps(frames=30 if args.quick else 150))
     if args.only in (None, "memory"):

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import numpy as np
 
+from firmware_bridge.signals import IDLE_STATE, Seat, lit_leds, render, right_hand_table
 from referee.journal import read_journal
 from referee.session import Session, SessionInfo
 from rules.laws.verdicts import Infraction, VerdictKind
@@ -62,6 +63,10 @@ def test_a_scripted_game_is_judged_signalled_journalled(tmp_path: Path) -> None:
     assert codes == [Infraction.DICE_COCKED, Infraction.ILLEGAL_PLAY]
     assert [sig.fault.value for sig in dev.signals] == ["rethrow", "illegal_play"]
     assert dev.signals[1].points and set(dev.signals[1].points) <= {1, 12, 13, 24}
+    # every alert is seen on the device, not only heard: the cocked die lights the thrower's table
+    assert dev.signals[0].offender is Seat.BLACK
+    assert lit_leds(dev.signals[0]) == {p - 1 for p in right_hand_table(Seat.BLACK)}
+    assert all(render(sig)[0] != IDLE_STATE for sig in dev.signals)
     recs = read_journal(journal).records
     assert recs[0].kind == "session" and recs[0].data["players"] == ["Ann", "Bob"]
     ev = [e for r in recs if r.kind == "observation" for e in r.data["events"]]

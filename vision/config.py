@@ -35,7 +35,10 @@ class VisionConfig:
     face_min_confidence: float = 0.9
     """Below this the die face is reported as None (unsure)."""
     notdie_max_prob: float = 0.05
-    """A candidate whose "not a die" probability is at least this is dropped."""
+    """On a calibrated board, a candidate whose "not a die" probability is at least this is dropped
+    (strict: a board is full of die-like things, and a phantom die would be an accusation)."""
+    photo_notdie_max_prob: float = 0.3
+    """The same for ``bgref vision dice`` on an arbitrary photo (fewer die-like distractors)."""
     find_min_side_frac: float = 0.012
     """Smallest die side searched by the profile-free finder, as a fraction of the image's longer side."""
     find_max_side_frac: float = 0.2

@@ -170,7 +170,7 @@ def top_face(gray: npt.NDArray[Any], sq: Square, profile: Any, config: VisionCon
     dmin, dmax = profile.spec.die_size_mm
     z = (dmin + dmax) / 2
     c = profile.image_to_board(np.array([[sq.cx, sq.cy]]), z_mm=z)[0]
-    ppm = 6.0
+    ppm = 3.0
     span = 2.4 * dmax
     n = int(span * ppm)
     g = (np.arange(n) + 0.5) / ppm - span / 2

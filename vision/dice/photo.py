@@ -50,7 +50,7 @@ def find_dice(
     gray = to_gray(image)
     cands = find_candidates(gray, cfg)
     guesses = classifier.classify(gray, [((c.cx, c.cy), c.side, c.angle) for c in cands])
-    keep_idx = [i for i, g in enumerate(guesses) if g.not_die < cfg.notdie_max_prob]
+    keep_idx = [i for i, g in enumerate(guesses) if g.not_die < cfg.photo_notdie_max_prob]
     scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in keep_idx]
     kept = [keep_idx[j] for j in nms([cands[i] for i in keep_idx], scores, cfg.find_nms_iou)]
     out = []

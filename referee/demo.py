@@ -97,7 +97,7 @@ class DemoDevice:
     kind: str  # "simavr", "emulator" or "none"
     note: str
     device: Any = None
-    received: list[float] = field(default_factory=list)  # wall times of LED frames reaching the device
+    stamps: Any = None  # firmware_bridge.events.OutputStamps: the device's alert outputs (LED or buzzer)
     _stop: Any = None
 
     def close(self) -> None:
@@ -110,19 +110,6 @@ class DemoDevice:
                 self._stop()
 
 
-def _stamping(log: Any, received: list[float]) -> Any:
-    from firmware_bridge.events import LedFrame
-
-    inner = log.append
-
-    def append(ev: Any) -> None:
-        if isinstance(ev, LedFrame):
-            received.append(time.perf_counter())
-        inner(ev)
-
-    return append
-
-
 def open_demo_device(want: str) -> DemoDevice:
     """The simulated device: the firmware in simavr if possible, else the Python emulator."""
     if want == "none":
@@ -130,6 +117,7 @@ def open_demo_device(want: str) -> DemoDevice:
     from typing import cast
 
     from firmware_bridge.device import Device, open_device
+    from firmware_bridge.events import OutputStamps
 
     if want in ("auto", "simavr"):
         from firmware_bridge.simulator import SimulatedDevice, missing_tools
@@ -139,7 +127,8 @@ def open_demo_device(want: str) -> DemoDevice:
             sim = SimulatedDevice()
             out = DemoDevice("simavr", "the real firmware in simavr (firmware_bridge.simulator)")
             try:
-                sim.events.append = _stamping(sim.events, out.received)  # type: ignore[method-assign]
+                out.stamps = OutputStamps(sim.events.append)
+                sim.events.append = out.stamps  # type: ignore[method-assign]
                 port = sim.start()
                 out.device = open_device(port)
                 out.device.wait_connected(10.0)
@@ -161,7 +150,8 @@ def open_demo_device(want: str) -> DemoDevice:
 
     emu = Emulator()
     out = DemoDevice("emulator", note)
-    emu.core.emit = _stamping(emu.events, out.received)
+    out.stamps = OutputStamps(emu.core.emit)
+    emu.core.emit = out.stamps
     link = emu.in_process()
     out.device = Device(lambda: cast(Any, link)).open()
     out.device.wait_connected(5.0)
@@ -257,7 +247,7 @@ def run_demo(args: argparse.Namespace) -> dict[str, Any]:
         "by_kind": {k: {"seeded": n, "caught": c} for k, (n, c) in score.by_kind().items()},
         "latency_ms_median": round(statistics.median(lat), 1) if lat else None,
         "latency_ms_max": round(max(lat), 1) if lat else None,
-        "device_alerts": len(device.received),
+        "device_alerts": len(device.stamps.times) if device.stamps is not None else 0,
         "record_matches_game": score.record_matches,
         "exports": [str(p) for p in written],
         "evidence": evidence,
@@ -278,6 +268,10 @@ def _latencies(score: Any, session: Session, device: DemoDevice, vision: DemoVis
     sent_at: dict[int, float] = {}
     for seq, wall in session.stats.alerts:
         sent_at.setdefault(seq, wall)
+    sent_list = sorted(sent_at.values())
+    arrival_of: dict[float, float | None] = {}
+    if device.stamps is not None:
+        arrival_of = dict(zip(sent_list, device.stamps.arrivals(sent_list), strict=True))
     out: list[float] = []
     for c in score.catches:
         if not c.caught or c.latency_frames is None or c.verdict_seq is None:
@@ -286,7 +280,8 @@ def _latencies(score: Any, session: Session, device: DemoDevice, vision: DemoVis
         sent = sent_at.get(c.verdict_seq)
         if arrived is None or sent is None:
             continue
-        got = next((t for t in device.received if t >= sent), None) if device.device is not None else sent
+        # the device's first output caused by this alert (never a later alert's output)
+        got = arrival_of.get(sent) if device.device is not None else sent
         if got is None:
             continue
         out.append(c.latency_frames * 1000.0 / fps + (got - arrived) * 1000.0)
@@ -346,7 +341,7 @@ def print_summary(s: dict[str, Any], *, as_json: bool) -> None:
     print(f"\nbgref demo, seed {s['seed']} ({s['size']}): {s['turns']} turns, {s['frames']} frames in "
           f"{s['elapsed_s']} s")
     print(f"  vision: {s['vision_note']}")
-    print(f"  device: {s['device_note']} ({s['device_alerts']} LED frames received)")
+    print(f"  device: {s['device_note']} ({s['device_alerts']} alert outputs on the device)")
     print(f"  caught {s['caught']} of {s['seeded']} staged infractions; {s['false_alarms']} false alarm(s); "
           f"{s['checks']} request(s) to check")
     for kind, d in s["by_kind"].items():

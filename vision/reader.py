@@ -180,15 +180,20 @@ def observation_to_dict(obs: BoardObservation) -> dict[str, Any]:
     }
 
 
-def annotate(image: npt.NDArray[np.uint8], profile: Any, obs: BoardObservation) -> npt.NDArray[np.uint8]:
-    """A copy of the frame showing what was read where (counts per region, dice, cube)."""
+def annotate(image: npt.NDArray[np.uint8], profile: Any, obs: BoardObservation,
+             config: VisionConfig | None = None) -> npt.NDArray[np.uint8]:
+    """A copy of the frame showing what was read where (counts per region, dice, cube).
+
+    Green: read confidently; red: unsure; magenta "hand": covered, not read.
+    """
+    threshold = (config or VisionConfig()).count_min_confidence
     out = image.copy()
     layout = profile.layout
     for i, r in enumerate(obs.points):
         x, y, _ = layout.stack_slots(i + 1, 0)
-        _label(out, profile, (x, y), r, f"p{i + 1}" in obs.covered)
+        _label(out, profile, (x, y), r, f"p{i + 1}" in obs.covered, threshold)
     b = layout.bar_region()
-    _label(out, profile, ((b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2), obs.bar, "bar" in obs.covered)
+    _label(out, profile, ((b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2), obs.bar, "bar" in obs.covered, threshold)
     for d in obs.dice:
         x, y, w, h = d.image_box
         ok = d.face is not None and d.cocked is False
@@ -206,12 +211,13 @@ def annotate(image: npt.NDArray[np.uint8], profile: Any, obs: BoardObservation) 
     return out
 
 
-def _label(img: npt.NDArray[np.uint8], profile: Any, xy: tuple[float, float], r: CountReading, covered: bool) -> None:
+def _label(img: npt.NDArray[np.uint8], profile: Any, xy: tuple[float, float], r: CountReading, covered: bool,
+           threshold: float) -> None:
     p = profile.board_to_image(np.array([[xy[0], xy[1], 0.0]]))[0]
     if covered:
         txt, col = "hand", (255, 0, 255)
     else:
         txt = f"{r.white}W" if r.white else (f"{r.black}B" if r.black else "0")
-        col = (0, 200, 0) if r.confidence >= 0.8 else (0, 0, 255)
+        col = (0, 200, 0) if r.confidence >= threshold else (0, 0, 255)
     cv2.putText(img, txt, (int(p[0]) - 10, int(p[1])), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3)
     cv2.putText(img, txt, (int(p[0]) - 10, int(p[1])), cv2.FONT_HERSHEY_SIMPLEX, 0.45, col, 1)

@@ -86,9 +86,13 @@ def _read(args: argparse.Namespace) -> int:
 
 
 def _print_observation(obs: Any) -> None:
+    from vision.config import VisionConfig
+
+    threshold = VisionConfig().count_min_confidence
+
     def cell(r: Any) -> str:
         s = f"{r.white}W" if r.white else (f"{r.black}B" if r.black else "-")
-        return s + ("?" if r.confidence < 0.8 else "")
+        return s + ("?" if r.confidence < threshold else "")
 
     print("points 13..24: " + " ".join(cell(obs.points[i]) for i in range(12, 24)))
     print("points 12..1:  " + " ".join(cell(obs.points[i]) for i in range(11, -1, -1)))
@@ -100,7 +104,7 @@ def _print_observation(obs: Any) -> None:
     if obs.cube is not None:
         c = obs.cube
         print(f"cube {c.face if c.face is not None else '?'} {c.position.value} rotated {c.rotation_deg:.0f}°")
-    print(f"confident: {obs.confident}  min confidence {obs.min_confidence:.2f}")
+    print(f"confident: {obs.confident}  min confidence {obs.min_confidence:.2f}  ('?' = unsure)")
 
 
 def _write(path: Path, image: np.ndarray) -> None:

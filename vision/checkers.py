@@ -163,13 +163,16 @@ class CheckerReadings:
 
 
 def counts_from_slot_probs(
-    slots: tuple[Slot, ...], probs: npt.NDArray[np.float32], covered: frozenset[str] = frozenset()
+    slots: tuple[Slot, ...], probs: npt.NDArray[np.float32], covered: frozenset[str] = frozenset(),
+    hand_max: float = 0.3,
 ) -> CheckerReadings:
-    """Turn per-slot class probabilities into counts with confidences.
+    """Turn per-slot class probabilities into counts with confidences, one stack at a time.
 
-    A region's confidence is its least sure slot's top probability, and 0 when a slot says
-    "other", when colours mix, when stacks have gaps (slot k empty, slot k+1 occupied), or when
-    the region is covered.
+    Each stack is decoded jointly (:func:`decode_stack`): the count whose slot pattern best explains
+    all its slots, with the posterior of that count as its confidence.  The confidence is 0 when a
+    slot's most likely class is "hand" or any slot gives "hand" at least ``hand_max``, when the
+    slots' own best classes mix colours or leave a gap in the stack (the stack model cannot explain
+    them), or when the region is covered.
     """
     by_region: dict[str, list[tuple[Slot, npt.NDArray[np.float32]]]] = {}
     for sl, p in zip(slots, probs, strict=True):
@@ -180,14 +183,18 @@ def counts_from_slot_probs(
         conf = 1.0
         if region == "bar":
             for side in Side:
-                w2, b2, c2 = _stack([p for sl, p in items if sl.side is side])
-                if (side is Side.WHITE and b2) or (side is Side.BLACK and w2):
-                    c2 = 0.0  # a checker on the wrong half of the bar: do not guess
+                ps = np.asarray([p for sl, p in items if sl.side is side], np.float64)
+                w2, b2, c2 = decode_stack(ps, len(ps), (side,), hand_max)
+                if _argmax_doubt(ps, side):
+                    c2 = 0.0  # a checker on the wrong half of the bar, a gap: do not guess
                 w += w2
                 b += b2
                 conf = min(conf, c2)
         else:
-            w, b, conf = _stack([p for _, p in items])
+            ps = np.asarray([p for _, p in items], np.float64)
+            w, b, conf = decode_stack(ps, len(ps), (Side.WHITE, Side.BLACK), hand_max)
+            if _argmax_doubt(ps, None):
+                conf = 0.0
         if region in covered:
             conf = 0.0
         readings[region] = CountReading(w, b, round(float(conf), 4))
@@ -205,31 +212,58 @@ def counts_from_slot_probs(
     return CheckerReadings(points, bar, (tw, tb))
 
 
-def _stack(ps: list[npt.NDArray[np.float32]]) -> tuple[int, int, float]:
-    """Counts of one stack from its slots' probabilities; confidence = the least sure slot."""
-    conf = 1.0
-    w = b = 0
-    seen_empty = False
-    for p in ps:
-        k = int(np.argmax(p))
-        if k == OBJECT:  # read the slot as if the die/cube were not there
-            rest = p[:OBJECT]
-            k = int(np.argmax(rest))
-            conf = min(conf, float(rest[k] / max(float(rest.sum()), 1e-9)) * (1.0 - float(p[HAND])))
-        else:
-            conf = min(conf, float(p[k]))
-        if k == HAND:
-            conf = 0.0
-        elif k == 0:
-            seen_empty = True
-        else:
-            if seen_empty:
-                conf = 0.0  # a gap in a stack: something is wrong
-            layers = (k - 1) % 3 + 1
-            if k <= 3:
-                w += layers
-            else:
-                b += layers
-    if w and b:
+def stack_hypotheses(n_slots: int, cap: int, colours: tuple[Side, ...]) -> tuple[list[tuple[Side, int]], npt.NDArray[np.intp]]:
+    """Every distinguishable (colour, count) of one stack and the slot classes it implies.
+
+    Counts run 0..15; counts whose slot patterns coincide (more than 3 layers) keep the smallest.
+    """
+    hyps: list[tuple[Side, int]] = []
+    seen: list[tuple[int, ...]] = []
+    for ci, colour in enumerate(colours):
+        base = 1 if colour is Side.WHITE else 4
+        for n in range(0 if ci == 0 else 1, CHECKERS + 1):
+            cls = tuple(0 if (lay := slot_layers(n, k, cap)) == 0 else base + min(lay, 3) - 1 for k in range(n_slots))
+            if cls in seen:
+                continue
+            hyps.append((colour, n))
+            seen.append(cls)
+    return hyps, np.asarray(seen, np.intp)
+
+
+def decode_stack(ps: npt.NDArray[np.float64], cap: int, colours: tuple[Side, ...],
+                 hand_max: float = 0.3) -> tuple[int, int, float]:
+    """Joint reading of one stack: (white, black, confidence) from its slots' probabilities.
+
+    A stack fills its slots in order (``slot_layers``), so only a few slot patterns are possible:
+    the count whose pattern has the highest likelihood (product over slots) wins, and its posterior
+    (uniform prior over counts) is the confidence.  "object" (a die or the cube on an empty slot)
+    counts as empty.  Any slot that looks like a hand makes the confidence 0.
+    """
+    if len(ps) == 0:
+        return 0, 0, 0.0
+    q = np.array(ps[:, :OBJECT], np.float64)
+    q[:, 0] += ps[:, OBJECT]
+    hyps, cls = stack_hypotheses(len(ps), cap, colours)
+    ll = np.log(np.maximum(q[np.arange(len(q))[None, :], cls], 1e-12)).sum(axis=1)
+    post = np.exp(ll - ll.max())
+    post /= post.sum()
+    i = int(post.argmax())
+    colour, n = hyps[i]
+    conf = float(post[i])
+    if float(ps[:, HAND].max()) >= hand_max or bool((ps.argmax(axis=1) == HAND).any()):
         conf = 0.0
-    return w, b, conf
+    return (n, 0, conf) if colour is Side.WHITE else (0, n, conf)
+
+
+def _argmax_doubt(ps: npt.NDArray[np.float64], side: Side | None) -> bool:
+    """True when the slots' own best classes contradict any stack: colours mixed, a gap in the
+    stack, or (bar) a checker of the other colour on ``side``'s half."""
+    ks = [int(k) for k in ps.argmax(axis=1)]
+    ks = [0 if k == OBJECT else k for k in ks]
+    colours = {1 if 1 <= k <= 3 else 2 for k in ks if 1 <= k <= 6}
+    if len(colours) > 1:
+        return True
+    if side is not None and colours and colours != {1 if side is Side.WHITE else 2}:
+        return True
+    occupied = [k != 0 for k in ks]
+    return any(occupied[j + 1] and not occupied[j] for j in range(len(occupied) - 1))

@@ -44,9 +44,9 @@ class SlotClassifier:
         self._session = session(path)
         self._input = self._session.get_inputs()[0].name
 
-    def probabilities(self, patches: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+    def probabilities(self, patches: npt.NDArray[np.uint8], temperature: float = 1.0) -> npt.NDArray[np.float32]:
         x = normalise_slots(patches)
-        logits = np.asarray(self._session.run(None, {self._input: x})[0], np.float32)
+        logits = np.asarray(self._session.run(None, {self._input: x})[0], np.float32) / temperature
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         out: npt.NDArray[np.float32] = e / e.sum(axis=1, keepdims=True)
         assert out.shape[1] == len(SLOT_CLASSES)
@@ -120,8 +120,8 @@ class BoardReader:
         timings: list[tuple[str, float]] = []
         t0 = time.perf_counter()
         patches = st.sampler.patches(image)
-        probs = self.slots.probabilities(patches)
-        checkers: CheckerReadings = counts_from_slot_probs(st.sampler.slots, probs, covered)
+        probs = self.slots.probabilities(patches, cfg.slot_temperature)
+        checkers: CheckerReadings = counts_from_slot_probs(st.sampler.slots, probs, covered, cfg.slot_hand_max)
         t1 = time.perf_counter()
         timings.append(("checkers", round((t1 - t0) * 1000, 3)))
         gray = to_gray(image)
@@ -132,7 +132,7 @@ class BoardReader:
         t3 = time.perf_counter()
         timings.append(("cube", round((t3 - t2) * 1000, 3)))
         readings = (*checkers.points, checkers.bar, *checkers.trays)
-        confident = not covered and min(r.confidence for r in readings) >= cfg.observation_min_confidence
+        confident = not covered and min(r.confidence for r in readings) >= cfg.count_min_confidence
         return BoardObservation(
             seq=seq, t=t, points=checkers.points, bar=checkers.bar, trays=checkers.trays, dice=dice, cube=cube,
             still=True, covered=covered, confident=confident, timings_ms=tuple(timings),

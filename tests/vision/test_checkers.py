@@ -81,3 +81,31 @@ def test_bar_checker_on_wrong_half_is_not_counted_confidently() -> None:
     i = next(i for i, s in enumerate(SLOTS) if s.region == "bar" and s.side is Side.WHITE)
     labels[i] = 4
     assert counts_from_slot_probs(SLOTS, _onehot(labels)).bar.confidence == 0.0
+
+
+def test_stack_is_decoded_jointly() -> None:
+    """A doubtful slot is settled by its neighbours: slot 1 holding two layers means slot 0 does too."""
+    points = [(0, 0)] * 24
+    points[0] = (7, 0)
+    labels = slot_labels(LAYOUT, SLOTS, points, (0, 0))
+    first = [i for i, s in enumerate(SLOTS) if s.region == "p1"]
+    probs = _onehot(labels)
+    probs[first[0]] = 0.0
+    probs[first[0], 1] = 0.6  # one layer?
+    probs[first[0], 2] = 0.4  # or two
+    r = counts_from_slot_probs(SLOTS, probs).points[0]
+    assert (r.white, r.black) == (7, 0) and r.confidence > 0.99
+    # a real tie between two counts stays unsure
+    probs[first[1]] = probs[first[0]]
+    probs[first[0], 1], probs[first[0], 2] = 0.5, 0.5
+    probs[first[1], 1], probs[first[1], 2] = 0.5, 0.5
+    assert counts_from_slot_probs(SLOTS, probs).points[0].confidence < 0.9
+
+
+def test_slot_hand_probability_blocks_reading() -> None:
+    labels = slot_labels(LAYOUT, SLOTS, [(0, 0)] * 24, (0, 0))
+    first = [i for i, s in enumerate(SLOTS) if s.region == "p9"]
+    probs = _onehot(labels)
+    probs[first[4], HAND] = 0.35
+    probs[first[4], 0] = 0.64
+    assert counts_from_slot_probs(SLOTS, probs, hand_max=0.3).points[8].confidence == 0.0

@@ -53,7 +53,9 @@ def test_never_confidently_wrong(reader: BoardReader, seed: int) -> None:
         if r.confidence >= threshold:
             sure += 1
             assert (r.white, r.black) == want[name], (name, r, want[name])
-    assert sure >= 12, f"only {sure} regions read confidently"
+    # the strict count threshold (0.99, zero confident-wrong on the validation seeds) leaves these
+    # JPEG golden frames with about a third of their regions unsure
+    assert sure >= 8, f"only {sure} regions read confidently"
     if obs.confident:
         assert obs.position(Side.WHITE) is not None
     # dice: right or unsure, never wrong; both found

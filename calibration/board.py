@@ -411,14 +411,19 @@ def _focal_restarts(image: Image, lab: npt.NDArray[np.float32], prof: Calibratio
                     support: float, cfg: CalibrationConfig) -> tuple[CalibrationProfile, float, float]:
     """Escape a wrong focal length / lens / pose trade-off (a local minimum of the model fit, typically
     10-30 px off at steep tilt): the same outline re-posed through cameras of other focal lengths, fitted
-    again, and kept when the board's edges (inner edges and the points' sides, not just the fitted
-    samples) are explained better by a clear margin.  Repeated from the new best while it improves."""
+    again, and kept when the board's edges (every model edge and the points' sides, not just the fitted
+    samples) are explained better by a clear margin, at a tight and a loose tolerance together.  Repeated
+    from the new best while it improves."""
     from calibration.model import _repose, edge_support, fit_pose
 
     def explained(p: CalibrationProfile) -> float:
-        v = edge_support(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), inner_only=False)
-        v = v[np.isfinite(v)]
-        return float(v.mean()) if len(v) else 0.0
+        total = 0.0
+        for tol in (cfg.focal_restart_tol_px, 1.5):  # tight (settles pixels) + loose (keeps the placement)
+            v = edge_support(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), inner_only=False,
+                             tol_px=tol)
+            v = v[np.isfinite(v)]
+            total += float(v.mean()) if len(v) else 0.0
+        return total
 
     cur = explained(prof)
     for _round in range(cfg.focal_restart_rounds):

@@ -35,6 +35,10 @@ class CalibrationConfig:
     (empty: off); a restart wins when it explains the board's edges better by ``focal_restart_margin``."""
     focal_restart_rounds: int = 3
     focal_restart_margin: float = 0.01
+    focal_restart_tol_px: float = 0.8
+    """How close (px at 1920 wide) an edge must be to its predicted line to count as explained tightly;
+    a restart is judged by the mean explained fraction at this tolerance plus the one at 1.5 px (the
+    tight one settles the last pixels, the loose one keeps a restart from drifting to another placement)."""
     min_pattern_score: float = 0.35
     """Minimum triangle-pattern contrast score for a candidate to count as a board."""
     # --- sub-pixel refinement of the outline

@@ -164,17 +164,17 @@ def observe(
 
 
 def edge_support(lab: LabImage, camera: CameraModel, spec: BoardSpec, rvec: FloatArray, tvec: FloatArray,
-                 *, inner_only: bool = True) -> FloatArray:
+                 *, inner_only: bool = True, tol_px: float = 1.5) -> FloatArray:
     """Per board edge (0..1 each, NaN when out of view): the fraction of its samples with a colour edge
     on the line the pose predicts.
 
     The edges are the fit's own: the rims or wall feet of the tables and tray columns (rails, bar,
     dividers), the two long sides of all 24 points (tip halves), and unless ``inner_only`` the outer
     frame.  A sample is a hit when the strongest gradient within ~6 px (at 1920 wide) across the
-    predicted line lies within ~1.5 px of it.
+    predicted line lies within ``tol_px`` (at 1920 wide, scaled with the image) of it.
     """
     scale = camera.width / 1920.0
-    search, tol = max(2.5, 6.0 * scale), max(0.9, 1.5 * scale)
+    search, tol = max(2.5, 6.0 * scale), max(0.6 * tol_px, tol_px * scale)
     segs = tuple(s for s in model_segments(spec) if not (inner_only and s.outer)) + triangle_segments(spec)
     rvec, tvec = np.asarray(rvec, np.float64).ravel(), np.asarray(tvec, np.float64).ravel()
     K, dist = camera.matrix, camera.dist_array

@@ -172,11 +172,15 @@ def counts_from_slot_probs(
     all its slots, with the posterior of that count as its confidence.  The confidence is 0 when a
     slot's most likely class is "hand" or any slot gives "hand" at least ``hand_max``, when the
     slots' own best classes mix colours or leave a gap in the stack (the stack model cannot explain
-    them), or when the region is covered.
+    them), or when the region is covered - or a neighbouring region (``neighbours``) has a slot
+    giving "hand" at least ``hand_max``: a hand covers more than one point, and the slots at the
+    edge of a hand can look like plain checkers.
     """
     by_region: dict[str, list[tuple[Slot, npt.NDArray[np.float32]]]] = {}
     for sl, p in zip(slots, probs, strict=True):
         by_region.setdefault(sl.region, []).append((sl, p))
+    # a hand is wider than a point: a region beside one with a hand-like slot is not read either
+    hand = {r: max(float(p[HAND]) for _, p in items) for r, items in by_region.items()}
     readings: dict[str, CountReading] = {}
     for region, items in by_region.items():
         w = b = 0
@@ -195,7 +199,7 @@ def counts_from_slot_probs(
             w, b, conf = decode_stack(ps, len(ps), (Side.WHITE, Side.BLACK), hand_max)
             if _argmax_doubt(ps, None):
                 conf = 0.0
-        if region in covered:
+        if region in covered or any(hand[r] >= hand_max for r in neighbours(region) if r in hand):
             conf = 0.0
         readings[region] = CountReading(w, b, round(float(conf), 4))
     points = tuple(readings[f"p{i}"] for i in range(1, 25))
@@ -210,6 +214,19 @@ def counts_from_slot_probs(
     if "tray_b" in covered:
         tb = CountReading(0, tb.black, 0.0)
     return CheckerReadings(points, bar, (tw, tb))
+
+
+def neighbours(region: str) -> tuple[str, ...]:
+    """Regions next to ``region`` on the board: the adjacent points on the same side of the field
+    (points 1-12 and 13-24 run along opposite long sides) and the bar beside points 6/7 and 18/19."""
+    if region == "bar":
+        return ("p6", "p7", "p18", "p19")
+    p = int(region[1:])
+    lo, hi = (1, 12) if p <= 12 else (13, 24)
+    out = [f"p{q}" for q in (p - 1, p + 1) if lo <= q <= hi]
+    if p in (6, 7, 18, 19):
+        out.append("bar")
+    return tuple(out)
 
 
 def stack_hypotheses(n_slots: int, cap: int, colours: tuple[Side, ...]) -> tuple[list[tuple[Side, int]], npt.NDArray[np.intp]]:

@@ -109,3 +109,24 @@ def test_slot_hand_probability_blocks_reading() -> None:
     probs[first[4], HAND] = 0.35
     probs[first[4], 0] = 0.64
     assert counts_from_slot_probs(SLOTS, probs, hand_max=0.3).points[8].confidence == 0.0
+
+
+def test_a_hand_beside_a_point_blocks_the_point_too() -> None:
+    labels = slot_labels(LAYOUT, SLOTS, [(0, 0)] * 24, (0, 0))
+    p4 = [i for i, s in enumerate(SLOTS) if s.region == "p4"]
+    probs = _onehot(labels)
+    probs[p4[0]] = 0.0
+    probs[p4[0], HAND] = 0.99
+    r = counts_from_slot_probs(SLOTS, probs)
+    assert r.points[3].confidence == 0.0  # the hand itself
+    assert r.points[2].confidence == 0.0 and r.points[4].confidence == 0.0  # its neighbours
+    assert r.points[5].confidence > 0.9 and r.points[20].confidence > 0.9  # farther away / across
+
+
+def test_neighbours() -> None:
+    from vision.checkers import neighbours
+
+    assert neighbours("p1") == ("p2",)
+    assert neighbours("p12") == ("p11",) and neighbours("p13") == ("p14",)
+    assert set(neighbours("p6")) == {"p5", "p7", "bar"}
+    assert set(neighbours("bar")) == {"p6", "p7", "p18", "p19"}

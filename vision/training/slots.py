@@ -48,7 +48,7 @@ def cached_train_seeds(width: int = 1280, height: int = 720) -> list[int]:
     return sorted(int(p.stem) for p in d.glob("*.json") if int(p.stem) in TRAIN_SEEDS)
 
 
-def train(out: Path, *, seed: int = 7, epochs: int = 8) -> dict[str, Any]:
+def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float = 0.02) -> dict[str, Any]:
     import torch
     from torch import nn
 
@@ -88,7 +88,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8) -> dict[str, Any]:
             o = 0.2 * (torch.rand(len(idx), 1, 1, 1, generator=gen) - 0.5)
             xb = xb * g + o
             logits = model(xb)
-            loss = nn.functional.cross_entropy(logits, yt[idx], label_smoothing=0.02)
+            loss = nn.functional.cross_entropy(logits, yt[idx], label_smoothing=label_smoothing)
             opt.zero_grad()
             loss.backward()  # type: ignore[no-untyped-call]
             opt.step()
@@ -103,6 +103,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8) -> dict[str, Any]:
                       opset_version=17, dynamo=False)
     rec: dict[str, Any] = {"model": out.name, "seed": seed, "epochs": epochs, "frames": len(seeds),
                            "seeds": [seeds[0], seeds[-1]] if seeds else [], "slots": len(y),
+                           "label_smoothing": label_smoothing,
                            "classes": {str(k): v for k, v in sorted(counts.items())},
                            "seconds": round(time.time() - t0), "torch": torch.__version__}
     out.with_suffix(".train.json").write_text(json.dumps(rec, indent=2) + "\n")

@@ -17,6 +17,7 @@ above reliably.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -229,7 +230,8 @@ def neighbours(region: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def stack_hypotheses(n_slots: int, cap: int, colours: tuple[Side, ...]) -> tuple[list[tuple[Side, int]], npt.NDArray[np.intp]]:
+@functools.lru_cache(maxsize=64)
+def stack_hypotheses(n_slots: int, cap: int, colours: tuple[Side, ...]) -> tuple[tuple[tuple[Side, int], ...], npt.NDArray[np.intp]]:
     """Every distinguishable (colour, count) of one stack and the slot classes it implies.
 
     Counts run 0..15; counts whose slot patterns coincide (more than 3 layers) keep the smallest.
@@ -244,7 +246,9 @@ def stack_hypotheses(n_slots: int, cap: int, colours: tuple[Side, ...]) -> tuple
                 continue
             hyps.append((colour, n))
             seen.append(cls)
-    return hyps, np.asarray(seen, np.intp)
+    table = np.asarray(seen, np.intp)
+    table.setflags(write=False)
+    return tuple(hyps), table
 
 
 def decode_stack(ps: npt.NDArray[np.float64], cap: int, colours: tuple[Side, ...],

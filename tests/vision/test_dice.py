@@ -79,3 +79,44 @@ def test_cli_bad_image(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     bad.write_bytes(b"not an image")
     assert main(["vision", "dice", str(bad)]) == 2
     assert "cannot decode" in capsys.readouterr().err
+
+
+class _Stub:
+    """A classifier stub: the answer depends on how far the crop's centre is from (100, 100)."""
+
+    def __init__(self, far_face: int, near_face: int, near_notdie: float) -> None:
+        self.far_face, self.near_face, self.near_notdie = far_face, near_face, near_notdie
+
+    def classify(self, gray: object, squares: list[tuple[tuple[float, float], float, float]]) -> list[object]:
+        from vision.dice.classify import FaceGuess
+
+        out = []
+        for (cx, cy), _side, _a in squares:
+            if abs(cx - 100) < 1 and abs(cy - 100) < 1:
+                out.append(FaceGuess(self.near_face, 0.99, self.near_notdie))
+            else:
+                out.append(FaceGuess(self.far_face, 0.6, 0.5))
+        return out
+
+
+def _refined(stub: _Stub) -> tuple[object, object]:
+    import numpy as np
+
+    from vision.dice.board import refine
+    from vision.dice.config import DiceConfig
+    from vision.preprocess import Square
+
+    cands = [Square(100 - 0.15 * 20, 100.0, 20.0, 0.0)]
+    c, g = refine(np.zeros((200, 200), np.uint8), cands, stub, DiceConfig(vote_share=0.0))  # type: ignore[arg-type]
+    return c[0], g[0]
+
+
+def test_refinement_moves_to_the_clearly_die_like_crop() -> None:
+    c, g = _refined(_Stub(far_face=3, near_face=5, near_notdie=0.001))
+    assert (round(c.cx), round(c.cy)) == (100, 100)  # type: ignore[attr-defined]
+    assert (g.face, g.probability) == (5, 0.99)  # type: ignore[attr-defined]
+
+
+def test_refinement_never_adopts_a_doubtful_crop() -> None:
+    c, g = _refined(_Stub(far_face=3, near_face=5, near_notdie=0.2))
+    assert round(c.cx) == 97 and g.face == 3  # type: ignore[attr-defined]

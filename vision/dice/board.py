@@ -23,10 +23,13 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.config import VisionConfig
-from vision.dice.classify import FaceClassifier
+from vision.dice.classify import FaceClassifier, FaceGuess
+from vision.dice.config import DiceConfig
 from vision.dice.find import find_candidates, nms
 from vision.observation import DieReading
 from vision.preprocess import Square, to_gray
+
+DICE = DiceConfig()
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +105,7 @@ def _square_contrast(plane: npt.NDArray[Any], k_in: int, k_out: int) -> npt.NDAr
 
 
 def die_candidates(image: npt.NDArray[Any], profile: Any, config: VisionConfig,
-                   search: DiceSearch | None = None) -> list[Square]:
+                   search: DiceSearch | None = None, dcfg: DiceConfig = DICE) -> list[Square]:
     """Die-sized candidates on and around the board (image pixels).
 
     On a top view at the plane of a die's top a die is a square of known size, so candidates are
@@ -137,7 +140,7 @@ def die_candidates(image: npt.NDArray[Any], profile: Any, config: VisionConfig,
     out = []
     for i in range(n):
         side_px = 2.0 * max(float(np.linalg.norm(ex[i] - centre[i])), float(np.linalg.norm(ey[i] - centre[i])))
-        out.append(Square(float(centre[i, 0]), float(centre[i, 1]), side_px * 1.25, 0.0))
+        out.append(Square(float(centre[i, 0]), float(centre[i, 1]), side_px * dcfg.candidate_side, 0.0))
     return out + blob_candidates(image, profile, config, search)
 
 
@@ -150,6 +153,45 @@ def blob_candidates(image: npt.NDArray[Any], profile: Any, config: VisionConfig,
     longer = max(w, h)
     cfg = config.replace(find_min_side_frac=0.7 * dmin * sc.lo / longer, find_max_side_frac=1.7 * dmax * sc.hi / longer)
     return [Square(c.cx + x0, c.cy + y0, c.side, c.angle) for c in find_candidates(crop, cfg)]
+
+
+def refine(gray: npt.NDArray[Any], cands: list[Square], classifier: FaceClassifier,
+           dcfg: DiceConfig = DICE) -> tuple[list[Square], list[FaceGuess]]:
+    """Classify candidates; re-read the plausible ones on shifted/scaled crops (see :class:`DiceConfig`)."""
+    first = classifier.classify(gray, [((c.cx, c.cy), c.side, c.angle) for c in cands])
+    todo = [i for i, g in enumerate(first) if g.not_die < dcfg.refine_max_notdie]
+    rc, rg = _refine(gray, [cands[i] for i in todo], classifier, dcfg)
+    outc, outg = list(cands), list(first)
+    for i, c, g in zip(todo, rc, rg, strict=True):
+        if g.not_die < dcfg.refined_max_notdie and g.not_die - 0.2 * g.probability < first[i].not_die - 0.2 * first[i].probability:
+            outc[i], outg[i] = c, g
+    return outc, outg
+
+
+def _refine(gray: npt.NDArray[Any], cands: list[Square], classifier: FaceClassifier,
+            dcfg: DiceConfig) -> tuple[list[Square], list[FaceGuess]]:
+    offs, scales = dcfg.refine_offsets, dcfg.refine_scales
+    variants: list[Square] = []
+    for c in cands:
+        for dx in offs:
+            for dy in offs:
+                for k in scales:
+                    variants.append(Square(c.cx + dx * c.side, c.cy + dy * c.side, c.side * k, c.angle))
+    g = classifier.classify(gray, [((v.cx, v.cy), v.side, v.angle) for v in variants])
+    m = len(offs) ** 2 * len(scales)
+    outc: list[Square] = []
+    outg: list[FaceGuess] = []
+    for i in range(len(cands)):
+        j = min(range(i * m, i * m + m), key=lambda k: g[k].not_die - 0.2 * g[k].probability)
+        agree = [g[k] for k in range(i * m, i * m + m) if g[k].not_die < dcfg.vote_notdie]
+        best = g[j]
+        wsum = sum((1 - a.not_die) for a in agree)
+        wbest = sum((1 - a.not_die) for a in agree if a.face == best.face)
+        if (wsum > 0 and wbest / wsum < dcfg.vote_share) or best.probability < dcfg.refined_min_probability:
+            best = FaceGuess(best.face, min(best.probability, 0.5), best.not_die)
+        outc.append(variants[j])
+        outg.append(best)
+    return outc, outg
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,12 +271,12 @@ def flat_or_cocked(face: TopFace | None, profile: Any, config: VisionConfig) -> 
 
 def read_dice(
     image: npt.NDArray[Any], profile: Any, classifier: FaceClassifier, config: VisionConfig,
-    search: DiceSearch | None = None,
+    search: DiceSearch | None = None, dcfg: DiceConfig = DICE,
 ) -> tuple[DieReading, ...]:
     """Every die on (or just off) the board, as :class:`DieReading` values (``image``: BGR frame)."""
     gray = to_gray(image)
-    cands = die_candidates(image, profile, config, search)
-    guesses = classifier.classify(gray, [((c.cx, c.cy), c.side, c.angle) for c in cands])
+    cands = die_candidates(image, profile, config, search, dcfg)
+    cands, guesses = refine(gray, cands, classifier, dcfg)
     keep = [i for i, g in enumerate(guesses) if g.not_die < config.notdie_max_prob]
     scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in keep]
     kept = [keep[j] for j in nms([cands[i] for i in keep], scores, config.find_nms_iou)]

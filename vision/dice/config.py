@@ -1,0 +1,37 @@
+"""Thresholds of the dice search on a calibrated board (the shared :class:`VisionConfig` holds the rest).
+
+>>> DiceConfig().refine_offsets
+(0.0, -0.15, 0.15)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class DiceConfig:
+    """Candidate refinement (test-time augmentation) of the face classifier on a board.
+
+    A candidate from the top-view contrast search is centred to about a millimetre and sized from the
+    profile, but the classifier was trained on crops centred on the face to ~6% of its side; so a
+    candidate it does not reject outright is re-read on a small grid of shifted and scaled crops and the
+    most die-like crop wins, only if it is clearly a die and the die-like crops agree on the face.
+    """
+
+    candidate_side: float = 1.0
+    """Crop side of a top-view candidate, in die edges projected at die height."""
+    refine_offsets: tuple[float, ...] = (0.0, -0.15, 0.15)
+    """Shifts of the refinement crops in x and y, in candidate sides (a 3 x 3 grid)."""
+    refine_scales: tuple[float, ...] = (0.9, 1.1)
+    """Scales of the refinement crops."""
+    refine_max_notdie: float = 0.9
+    """Candidates the first reading calls 'not a die' with more than this are not refined (speed)."""
+    refined_max_notdie: float = 0.01
+    """A refined crop replaces the first reading only when P(not a die) is below this (no false dice)."""
+    vote_notdie: float = 0.5
+    """Refinement crops with P(not a die) below this vote on the face ..."""
+    vote_share: float = 0.7
+    """... and the winning face needs this share of their weight, else the face is unsure."""
+    refined_min_probability: float = 0.97
+    """A refined crop's face probability below this makes the face unsure."""

@@ -141,7 +141,17 @@ def die_candidates(image: npt.NDArray[Any], profile: Any, config: VisionConfig,
     for i in range(n):
         side_px = 2.0 * max(float(np.linalg.norm(ex[i] - centre[i])), float(np.linalg.norm(ey[i] - centre[i])))
         out.append(Square(float(centre[i, 0]), float(centre[i, 1]), side_px * dcfg.candidate_side, 0.0))
-    return out + blob_candidates(image, profile, config, search)
+    return dedupe(out + blob_candidates(image, profile, config, search), dcfg.dedupe_distance)
+
+
+def dedupe(cands: list[Square], distance: float) -> list[Square]:
+    """Drop candidates whose centre lies within ``distance`` sides of an earlier one's (same die)."""
+    kept: list[Square] = []
+    for c in cands:
+        if all(math.hypot(c.cx - k.cx, c.cy - k.cy) > distance * min(c.side, k.side) or
+               not 0.8 < c.side / k.side < 1.25 for k in kept):
+            kept.append(c)
+    return kept
 
 
 def blob_candidates(image: npt.NDArray[Any], profile: Any, config: VisionConfig, search: DiceSearch) -> list[Square]:

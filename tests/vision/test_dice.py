@@ -87,7 +87,8 @@ class _Stub:
     def __init__(self, far_face: int, near_face: int, near_notdie: float) -> None:
         self.far_face, self.near_face, self.near_notdie = far_face, near_face, near_notdie
 
-    def classify(self, gray: object, squares: list[tuple[tuple[float, float], float, float]]) -> list[object]:
+    def classify(self, gray: object, squares: list[tuple[tuple[float, float], float, float]],
+                 tta: bool = True) -> list[object]:
         from vision.dice.classify import FaceGuess
 
         out = []
@@ -120,3 +121,19 @@ def test_refinement_moves_to_the_clearly_die_like_crop() -> None:
 def test_refinement_never_adopts_a_doubtful_crop() -> None:
     c, g = _refined(_Stub(far_face=3, near_face=5, near_notdie=0.2))
     assert round(c.cx) == 97 and g.face == 3  # type: ignore[attr-defined]
+
+
+def test_test_time_augmentation_is_orientation_invariant(clf: FaceClassifier) -> None:
+    import numpy as np
+
+    from vision.preprocess import crop_patch
+
+    img = table(seed=3)
+    draw_die(img, 200, 240, 56, 3, angle=11.0)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    p = crop_patch(gray, (200.0, 240.0), 56.0, 11.0)
+    a = clf.classify_patches([p, np.rot90(p).copy(), p[:, ::-1].copy()])
+    assert a[0].face == a[1].face == a[2].face == 3
+    assert abs(a[0].probability - a[1].probability) < 1e-4 and abs(a[0].not_die - a[2].not_die) < 1e-4
+    single = clf.classify_patches([p], tta=False)[0]
+    assert single.face == 3

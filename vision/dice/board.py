@@ -168,7 +168,7 @@ def blob_candidates(image: npt.NDArray[Any], profile: Any, config: VisionConfig,
 def refine(gray: npt.NDArray[Any], cands: list[Square], classifier: FaceClassifier,
            dcfg: DiceConfig = DICE) -> tuple[list[Square], list[FaceGuess]]:
     """Classify candidates; re-read the plausible ones on shifted/scaled crops (see :class:`DiceConfig`)."""
-    first = classifier.classify(gray, [((c.cx, c.cy), c.side, c.angle) for c in cands])
+    first = classifier.classify(gray, [((c.cx, c.cy), c.side, c.angle) for c in cands], tta=dcfg.tta_first)
     todo = [i for i, g in enumerate(first) if g.not_die < dcfg.refine_max_notdie]
     rc, rg = _refine(gray, [cands[i] for i in todo], classifier, dcfg)
     outc, outg = list(cands), list(first)
@@ -187,7 +187,7 @@ def _refine(gray: npt.NDArray[Any], cands: list[Square], classifier: FaceClassif
             for dy in offs:
                 for k in scales:
                     variants.append(Square(c.cx + dx * c.side, c.cy + dy * c.side, c.side * k, c.angle))
-    g = classifier.classify(gray, [((v.cx, v.cy), v.side, v.angle) for v in variants])
+    g = classifier.classify(gray, [((v.cx, v.cy), v.side, v.angle) for v in variants], tta=False)
     m = len(offs) ** 2 * len(scales)
     outc: list[Square] = []
     outg: list[FaceGuess] = []

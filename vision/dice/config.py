@@ -23,6 +23,8 @@ class DiceConfig:
     """Crop side of a top-view candidate, in die edges projected at die height."""
     dedupe_distance: float = 0.02
     """Candidates of about the same size closer than this many sides are one candidate (read once)."""
+    tta_first: bool = False
+    """Read the first crops in 8 orientations (slower; refinement crops are read once)."""
     refine_offsets: tuple[float, ...] = (0.0, -0.15, 0.15)
     """Shifts of the refinement crops in x and y, in candidate sides (a 3 x 3 grid)."""
     refine_scales: tuple[float, ...] = (0.9, 1.1)

@@ -27,7 +27,7 @@ class DiceConfig:
     """Read the first crops in 8 orientations (slower; refinement crops are read once)."""
     refine_offsets: tuple[float, ...] = (0.0, -0.15, 0.15)
     """Shifts of the refinement crops in x and y, in candidate sides (a 3 x 3 grid)."""
-    refine_scales: tuple[float, ...] = (0.9, 1.1)
+    refine_scales: tuple[float, ...] = (1.0, 1.15)
     """Scales of the refinement crops."""
     refine_max_notdie: float = 0.9
     """Candidates the first reading calls 'not a die' with more than this are not refined (speed)."""

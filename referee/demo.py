@@ -88,7 +88,7 @@ def choose_vision(want: str, first: SimFrame) -> DemoVision:
     wrong = sum(a != b for a, b in zip(seen, want_counts, strict=True))
     why = "unsure" if not probe.confident else f"misread {wrong} of 24 points"
     return DemoVision("oracle", f"oracle: the real reader is {why} on the set-up of this rendered board "
-                      "(models still in training?); using the renderer's ground truth instead", reader, profile)
+                      "(its accuracy is not yet good enough: docs/vision.md); judging from the renderer's ground truth instead", reader, profile)
 
 
 # ---------------------------------------------------------------------- device

@@ -74,9 +74,8 @@ def _scene(args: argparse.Namespace) -> int:
 
 
 def _game(args: argparse.Namespace) -> int:
-    from vision.sim.game import GameScript, render_game
-
     from vision.sim.config import SimConfig
+    from vision.sim.game import GameScript, render_game
 
     cfg = SimConfig.clean() if args.clean else SimConfig()
     script = GameScript.parse(args.infractions, max_turns=args.max_turns)

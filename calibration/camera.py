@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -96,6 +97,18 @@ def _target_images(images: Iterable[npt.NDArray[np.uint8]]) -> list[npt.NDArray[
     return out
 
 
+def _fit_intrinsics(obj_pts: list[Any], img_pts: list[Any], shape: tuple[int, ...], source: str) -> CameraModel:
+    """OpenCV's calibration of matched target points, as a CameraModel for images of ``shape`` (h, w)."""
+    h, w = shape[:2]
+    rms, k, d, _, _ = cv2.calibrateCamera(obj_pts, img_pts, (w, h), None, None)
+    d = np.asarray(d).ravel()
+    return CameraModel(
+        w, h, float(k[0, 0]), float(k[1, 1]), float(k[0, 2]), float(k[1, 2]),
+        (float(d[0]), float(d[1]), float(d[2]), float(d[3]), float(d[4]) if len(d) > 4 else 0.0),
+        source, float(rms),
+    )
+
+
 def from_chessboard(
     images: Iterable[npt.NDArray[np.uint8]],
     inner_corners: tuple[int, int] = (9, 6),
@@ -122,14 +135,7 @@ def from_chessboard(
         raise TargetNotFound(
             f"chessboard {cols}x{rows} found in {len(obj_pts)} of {len(grays)} images; need {min_views}"
         )
-    h, w = grays[0].shape[:2]
-    rms, k, d, _, _ = cv2.calibrateCamera(obj_pts, img_pts, (w, h), None, None)
-    d = np.asarray(d).ravel()
-    return CameraModel(
-        w, h, float(k[0, 0]), float(k[1, 1]), float(k[0, 2]), float(k[1, 2]),
-        (float(d[0]), float(d[1]), float(d[2]), float(d[3]), float(d[4]) if len(d) > 4 else 0.0),
-        "chessboard", float(rms),
-    )
+    return _fit_intrinsics(obj_pts, img_pts, grays[0].shape[:2], "chessboard")
 
 
 def from_charuco(
@@ -156,11 +162,4 @@ def from_charuco(
         img_pts.append(i)
     if len(obj_pts) < min_views:
         raise TargetNotFound(f"ChArUco board found in {len(obj_pts)} of {len(grays)} images; need {min_views}")
-    h, w = grays[0].shape[:2]
-    rms, k, d, _, _ = cv2.calibrateCamera(obj_pts, img_pts, (w, h), None, None)
-    d = np.asarray(d).ravel()
-    return CameraModel(
-        w, h, float(k[0, 0]), float(k[1, 1]), float(k[0, 2]), float(k[1, 2]),
-        (float(d[0]), float(d[1]), float(d[2]), float(d[3]), float(d[4]) if len(d) > 4 else 0.0),
-        "charuco", float(rms),
-    )
+    return _fit_intrinsics(obj_pts, img_pts, grays[0].shape[:2], "charuco")

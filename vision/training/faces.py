@@ -153,3 +153,48 @@ def make_model(nn: object) -> Any:
         *block(64, 64),
         tnn.AdaptiveAvgPool2d(1), tnn.Flatten(), tnn.Dropout(0.1), tnn.Linear(64, 7),
     )
+
+
+DICE_RENDERS = "dice_cocked"
+"""Folder (under the render cache) of extra training frames rendered with many cocked dice."""
+
+
+def render_dice_frames(first: int, count: int, *, width: int = 1280, height: int = 720,
+                       cocked_p: float = 0.5, on_die_p: float = 0.4) -> Path:
+    """Render training frames rich in cocked dice (and dice on top of dice) into
+    ``<cache>/dice_cocked/<W>x<H>`` (same files as :func:`vision.training.rendered.rendered`).
+
+    Seeds must be training seeds (``TRAIN_SEEDS``); the scene of a seed differs from the shared
+    cache's (other cocked probabilities), so the folder is kept apart.
+    """
+    from vision.sim.config import SimConfig
+    from vision.sim.render import render
+    from vision.sim.scene import random_scene
+    from vision.sim.truth import build_truth
+    from vision.training.rendered import TRAIN_SEEDS, cache_dir
+
+    d = cache_dir() / DICE_RENDERS / f"{width}x{height}"
+    d.mkdir(parents=True, exist_ok=True)
+    cfg = SimConfig().with_overrides(cocked_p=cocked_p, on_die_p=on_die_p)
+    for seed in range(first, first + count):
+        if seed not in TRAIN_SEEDS:
+            raise ValueError(f"seed {seed} is not a training seed ({TRAIN_SEEDS})")
+        png, js = d / f"{seed}.png", d / f"{seed}.json"
+        if png.is_file() and js.is_file():
+            continue
+        scene = random_scene(seed, cfg, width=width, height=height)
+        img, info = render(scene)
+        cv2.imwrite(str(png), img)
+        js.write_text(json.dumps(build_truth(scene, info)))
+        print(seed, flush=True)
+    return d
+
+
+if __name__ == "__main__":
+    import sys
+
+    a = sys.argv[1:]
+    if len(a) < 3 or a[0] != "render":
+        raise SystemExit("usage: python -m vision.training.faces render FIRST COUNT [WIDTH HEIGHT]")
+    wh = (int(a[3]), int(a[4])) if len(a) >= 5 else (1280, 720)
+    render_dice_frames(int(a[1]), int(a[2]), width=wh[0], height=wh[1])

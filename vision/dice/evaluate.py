@@ -1,0 +1,172 @@
+"""``python -m vision.dice.evaluate [--first 900040] [--frames 200] [--size 1280x720] [--out F.json]``.
+
+The dice stage alone (:func:`vision.dice.board.read_dice`) on rendered frames of held-out seeds
+(``EVAL_SEEDS``; 900000..900039 chose the thresholds): per die right / wrong / unsure / missed,
+false dice, cocked recall and flat dice called cocked, on-die, owner, right-hand-table decisions
+where the die is more than ``boundary_uncertain_mm`` from a boundary, and the stage's median time
+on one core.  Frames missing from the render cache are rendered (set ``BGREF_RENDER_CACHE`` to a
+folder of your own to keep evaluation renders apart).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from vision.config import VisionConfig
+from vision.dice.board import DiceSearch, read_dice
+from vision.dice.classify import FaceClassifier
+from vision.dice.config import DiceConfig
+from vision.geometry import Area
+from vision.observation import DieReading
+
+
+def _rate(n: int, d: int) -> float | None:
+    return round(n / d, 5) if d else None
+
+
+def match(truth: list[dict[str, Any]], found: tuple[DieReading, ...]) -> list[int | None]:
+    """For each true die, the index of the reading nearest its centre (within 1.5 die sizes), each
+    reading used once (nearest pairs first)."""
+    pairs = []
+    for i, die in enumerate(truth):
+        x, y = die["center_mm"][:2]
+        for j, o in enumerate(found):
+            dist = math.hypot(o.center_mm[0] - x, o.center_mm[1] - y)
+            if dist < 1.5 * die["size_mm"]:
+                pairs.append((dist, i, j))
+    out: list[int | None] = [None] * len(truth)
+    used: set[int] = set()
+    for _, i, j in sorted(pairs):
+        if out[i] is None and j not in used:
+            out[i] = j
+            used.add(j)
+    return out
+
+
+def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg: DiceConfig,
+             verbose: bool = False) -> dict[str, Any]:
+    from vision.training.rendered import profile_for, rendered
+
+    clf = FaceClassifier()
+    d = {"frames": 0, "n": 0, "right": 0, "wrong": 0, "unsure": 0, "missed": 0, "false": 0}
+    ck = {"cocked_n": 0, "cocked_found": 0, "cocked_unsure": 0, "cocked_flat": 0, "flat_n": 0,
+          "flat_called_cocked": 0, "flat_unsure": 0, "on_die_n": 0, "on_die_found": 0, "flat_called_on_die": 0}
+    area = {"n_clear": 0, "right": 0, "wrong": 0}
+    owner = {"n": 0, "right": 0, "wrong": 0, "none": 0}
+    errors: list[str] = []
+    times: list[float] = []
+    for seed in seeds:
+        r = rendered(seed, width, height)
+        t = r.truth
+        prof = profile_for(t)
+        img = r.image()
+        search = DiceSearch.for_profile(prof)
+        read_dice(img, prof, clf, cfg, search, dcfg)  # warm caches of this profile
+        t0 = time.perf_counter()
+        found = read_dice(img, prof, clf, cfg, search, dcfg)
+        times.append(time.perf_counter() - t0)
+        d["frames"] += 1
+        m = match(t["dice"], found)
+        for die, j in zip(t["dice"], m, strict=True):
+            d["n"] += 1
+            x, y = die["center_mm"][:2]
+            tag = f"{seed}: die {die['face']} ({die['style']}, {'cocked ' + str(die['leaning_on']) if die['cocked'] else 'flat'}) at {x:.0f},{y:.0f}"
+            if j is None:
+                d["missed"] += 1
+                errors.append(f"{tag} missed")
+                if die["cocked"]:
+                    ck["cocked_n"] += 1
+                else:
+                    ck["flat_n"] += 1
+                continue
+            o = found[j]
+            if o.face is None:
+                d["unsure"] += 1
+                if verbose:
+                    errors.append(f"{tag} unsure ({o.face_confidence})")
+            elif o.face == die["face"]:
+                d["right"] += 1
+            else:
+                d["wrong"] += 1
+                errors.append(f"{tag} read {o.face} ({o.face_confidence})")
+            if die["cocked"]:
+                ck["cocked_n"] += 1
+                ck["cocked_found"] += o.cocked is True
+                ck["cocked_unsure"] += o.cocked is None
+                ck["cocked_flat"] += o.cocked is False
+                if o.cocked is False:
+                    errors.append(f"{tag} called flat")
+            else:
+                ck["flat_n"] += 1
+                ck["flat_called_cocked"] += o.cocked is True
+                ck["flat_unsure"] += o.cocked is None
+                if o.cocked is True:
+                    errors.append(f"{tag} called cocked")
+            if die.get("on_die"):
+                ck["on_die_n"] += 1
+                ck["on_die_found"] += o.on_die
+            elif o.on_die:
+                ck["flat_called_on_die"] += 1
+            if die.get("owner") is not None:
+                owner["n"] += 1
+                if o.owner is None:
+                    owner["none"] += 1
+                elif o.owner.name == die["owner"]:
+                    owner["right"] += 1
+                else:
+                    owner["wrong"] += 1
+            if die["boundary_mm"] > cfg.boundary_uncertain_mm and Area(die["area"]) in (Area.LEFT_TABLE, Area.RIGHT_TABLE):
+                area["n_clear"] += 1
+                if o.area.value == die["area"]:
+                    area["right"] += 1
+                else:
+                    area["wrong"] += 1
+                    errors.append(f"{tag} placed in {o.area.value}, truth {die['area']}")
+        extra = [found[j] for j in range(len(found)) if j not in set(m)]
+        d["false"] += len(extra)
+        errors.extend(f"{seed}: false die {o.face} at {o.center_mm}" for o in extra)
+    times.sort()
+    return {
+        "seeds": [seeds[0], seeds[-1]] if seeds else [], "size": f"{width}x{height}",
+        "dice": {**d, "face_accuracy": _rate(d["right"], d["n"]),
+                 "face_accuracy_of_answered": _rate(d["right"], d["right"] + d["wrong"])},
+        "cocked": {**ck, "cocked_recall": _rate(ck["cocked_found"], ck["cocked_n"]),
+                   "flat_called_cocked_rate": _rate(ck["flat_called_cocked"], ck["flat_n"])},
+        "right_hand_table": {**area, "accuracy": _rate(area["right"], area["n_clear"])},
+        "owner": owner,
+        "ms_median": round(1000 * times[len(times) // 2], 2) if times else None,
+        "ms_p90": round(1000 * times[int(len(times) * 0.9)], 2) if times else None,
+        "errors": errors[:80],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m vision.dice.evaluate")
+    p.add_argument("--first", type=int, default=900040)
+    p.add_argument("--frames", type=int, default=160)
+    p.add_argument("--size", default="1280x720")
+    p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--verbose", action="store_true")
+    args = p.parse_args(argv)
+    from vision.training.rendered import EVAL_SEEDS
+
+    seeds = [s for s in range(args.first, args.first + args.frames) if s in EVAL_SEEDS]
+    if not seeds:
+        raise ValueError(f"no evaluation seeds in {args.first}..{args.first + args.frames - 1}")
+    w, h = (int(v) for v in args.size.split("x"))
+    res = evaluate(seeds, w, h, VisionConfig(), DiceConfig(), args.verbose)
+    text = json.dumps(res, indent=2)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -85,15 +85,17 @@ def slot_layers(n: int, k: int, cap: int) -> int:
 
 
 class SlotSampler:
-    """Precomputed remap coordinates for all slot patches of one profile."""
+    """Precomputed remap coordinates for all slot patches of one profile (``patch`` px a side; the
+    slot model's input size).  The maps are fixed-point (``cv2.convertMaps``): one remap per frame."""
 
-    def __init__(self, profile: Any) -> None:
+    def __init__(self, profile: Any, patch: int = SLOT_PATCH) -> None:
         layout: BoardLayout = profile.layout
         self.layout = layout
         self.slots = board_slots(layout)
+        self.patch = patch
         s = layout.spec
         span = SLOT_SPAN * s.checker_diameter_mm
-        g = (np.arange(SLOT_PATCH, dtype=np.float64) + 0.5) / SLOT_PATCH * span - span / 2
+        g = (np.arange(patch, dtype=np.float64) + 0.5) / patch * span - span / 2
         gx, gy = np.meshgrid(g, g)
         # orient every patch so that "up" points from the slot toward the point's tip / bar middle:
         pts: list[npt.NDArray[np.float64]] = []
@@ -107,8 +109,16 @@ class SlotSampler:
         allp = np.concatenate(pts)
         img = profile.board_to_image(allp).astype(np.float32)
         n = len(self.slots) * 2
-        self.map_x = np.ascontiguousarray(img[:, 0].reshape(n * SLOT_PATCH, SLOT_PATCH))
-        self.map_y = np.ascontiguousarray(img[:, 1].reshape(n * SLOT_PATCH, SLOT_PATCH))
+        # patches side by side in rows of 16 (a wide mosaic remaps faster than a tall thin strip)
+        self._cols = 16
+        rows = -(-n // self._cols)
+        pad = rows * self._cols - n
+        mx = np.concatenate([img[:, 0], np.full(pad * patch * patch, img[0, 0], np.float32)])
+        my = np.concatenate([img[:, 1], np.full(pad * patch * patch, img[0, 1], np.float32)])
+        mx = mx.reshape(rows, self._cols, patch, patch).transpose(0, 2, 1, 3).reshape(rows * patch, self._cols * patch)
+        my = my.reshape(rows, self._cols, patch, patch).transpose(0, 2, 1, 3).reshape(rows * patch, self._cols * patch)
+        self._rows = rows
+        self.map1, self.map2 = cv2.convertMaps(np.ascontiguousarray(mx), np.ascontiguousarray(my), cv2.CV_16SC2)
 
     def _flip(self, sl: Slot) -> bool:
         """Rotate far-side patches by 180° so every stack grows the same way in its patch."""
@@ -119,17 +129,17 @@ class SlotSampler:
 
     def patches(self, image: npt.NDArray[Any]) -> npt.NDArray[Any]:
         """(N_slots, 2, P, P, 3) BGR patches of this frame."""
-        mosaic = cv2.remap(image, self.map_x, self.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        return np.asarray(mosaic).reshape(len(self.slots), 2, SLOT_PATCH, SLOT_PATCH, 3)
+        P = self.patch
+        mosaic = cv2.remap(image, self.map1, self.map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        m = np.asarray(mosaic).reshape(self._rows, P, self._cols, P, 3).transpose(0, 2, 1, 3, 4)
+        return m.reshape(-1, P, P, 3)[: len(self.slots) * 2].reshape(len(self.slots), 2, P, P, 3)
 
 
 def normalise_slots(patches: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
     """(N, 2, P, P, 3) uint8 -> (N, 6, P, P) float32: per-frame scaling only (colour matters)."""
-    x = patches.astype(np.float32) / 127.5 - 1.0
-    n = len(x)
-    out: npt.NDArray[np.float32] = np.ascontiguousarray(
-        x.transpose(0, 1, 4, 2, 3).reshape(n, 6, SLOT_PATCH, SLOT_PATCH)
-    )
+    n, P = len(patches), patches.shape[2]
+    x = patches.transpose(0, 1, 4, 2, 3).reshape(n, 6, P, P).astype(np.float32)
+    out: npt.NDArray[np.float32] = np.ascontiguousarray(x * np.float32(1 / 127.5) - np.float32(1.0))
     return out
 
 

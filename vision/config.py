@@ -34,10 +34,10 @@ class VisionConfig:
     lowest value with no confident-wrong stack there (0.98 still let 5-vs-6 stacks through)."""
     slot_hand_max: float = 0.3
     """A stack with any slot whose "hand" probability reaches this is not read (confidence 0)."""
-    slot_temperature: float = 1.0
-    """Slot-model logits are divided by this before the softmax.  Temperature scaling on the
-    validation slots gives a per-slot NLL optimum near 0.85, but slot errors within a stack are
-    correlated, so sharpening made stack posteriors over-confident: kept at 1."""
+    slot_temperature: float | None = None
+    """Slot-model logits are divided by this before the softmax; None: the temperature fitted when
+    the model was trained (``checker_slot.train.json``: the one minimising the log-loss of "the
+    decoded region count is right" against its confidence on held-out training frames)."""
 
     # ---- dice (vision/dice/)
     face_min_confidence: float = 0.9

@@ -11,6 +11,7 @@ after a full reading, that reading is returned again for the cost of the gate al
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -38,15 +39,29 @@ from vision.preprocess import to_gray
 
 
 class SlotClassifier:
-    """The checker-slot model (ONNX), loaded once."""
+    """The checker-slot model (ONNX), loaded once.
+
+    Models trained by ``vision.training.slots`` take the raw patches (uint8, normalising inside the
+    model) and record their fitted softmax temperature in ``<model>.train.json``; an older model
+    takes ``normalise_slots`` floats.  ``patch`` is the model's input side (the sampler cuts that)."""
 
     def __init__(self, path: Path = SLOT_MODEL) -> None:
         self._session = session(path)
-        self._input = self._session.get_inputs()[0].name
+        inp = self._session.get_inputs()[0]
+        self._input = inp.name
+        self._raw = inp.type == "tensor(uint8)"
+        self.patch = int(inp.shape[-2] if self._raw else inp.shape[-1])
+        rec = path.with_suffix(".train.json")
+        t = json.loads(rec.read_text()).get("temperature") if rec.is_file() else None
+        self.temperature = float(t) if isinstance(t, (int, float)) else 1.0
 
-    def probabilities(self, patches: npt.NDArray[np.uint8], temperature: float = 1.0) -> npt.NDArray[np.float32]:
-        x = normalise_slots(patches)
-        logits = np.asarray(self._session.run(None, {self._input: x})[0], np.float32) / temperature
+    def logits(self, patches: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+        x = np.ascontiguousarray(patches) if self._raw else normalise_slots(patches)
+        return np.asarray(self._session.run(None, {self._input: x})[0], np.float32)
+
+    def probabilities(self, patches: npt.NDArray[np.uint8], temperature: float | None = None) -> npt.NDArray[np.float32]:
+        """Class probabilities per slot; ``temperature`` None: the model's fitted one."""
+        logits = self.logits(patches) / np.float32(self.temperature if temperature is None else temperature)
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         out: npt.NDArray[np.float32] = e / e.sum(axis=1, keepdims=True)
         assert out.shape[1] == len(SLOT_CLASSES)
@@ -54,8 +69,8 @@ class SlotClassifier:
 
 
 class _ProfileState:
-    def __init__(self, profile: Any, config: VisionConfig) -> None:
-        self.sampler = SlotSampler(profile)
+    def __init__(self, profile: Any, config: VisionConfig, patch: int) -> None:
+        self.sampler = SlotSampler(profile, patch)
         self.cube = CubeSampler(profile)
         self.dice = DiceSearch.for_profile(profile)
         self.gate = MotionGate(RegionMap.build(profile, config), config)
@@ -77,7 +92,7 @@ class BoardReader:
     def _for(self, profile: Any) -> _ProfileState:
         st = self._state.get(id(profile))
         if st is None:
-            st = _ProfileState(profile, self.config)
+            st = _ProfileState(profile, self.config, self.slots.patch)
             self._state = {id(profile): st}  # one live profile at a time
             self._profile_ref = profile  # keep it alive so its id stays unique
         return st

@@ -1,8 +1,18 @@
 """Train the checker-slot classifier on rendered frames and export ``checker_slot.onnx``.
 
 Development only (needs PyTorch).  Data: the cached renders of ``TRAIN_SEEDS`` (render them with
-``python -m vision.training.rendered 10000 150``); every slot of every frame is one sample, slots in
-regions a hand covers are labelled "hand" (never read); empty slots under a die or the cube "object".
+``python -m vision.training.rendered 10000 150``) and the multi-position renders
+(``python -m vision.training.rendered variants 11000 150 12``: 12 positions per board/camera);
+every slot of every frame is one sample, slots in regions a hand covers are labelled "hand" (never
+read); empty slots under a die or the cube "object".
+
+Frames whose scene seed is a multiple of ``HOLDOUT_MOD`` are held out of training: they fit the
+softmax temperature (binary log-loss of "the decoded count is right" against its confidence, the
+quantity the reader thresholds) and report per-region figures in ``checker_slot.train.json``.
+
+The exported model takes the raw patches, (N, 2, P, P, 3) uint8 BGR as cut by
+:class:`vision.checkers.SlotSampler`, and does its own normalisation (``slot_net``), so
+training and inference share it.
 """
 
 from __future__ import annotations
@@ -16,15 +26,30 @@ from typing import Any
 
 import numpy as np
 
-from vision.checkers import HAND, OBJECT, SLOT_CLASSES, SLOT_PATCH, SlotSampler, normalise_slots, slot_labels
-from vision.training.rendered import TRAIN_SEEDS, cache_dir, profile_for, rendered
+from vision.checkers import (
+    HAND,
+    OBJECT,
+    SLOT_CLASSES,
+    SLOT_PATCH,
+    SlotSampler,
+    board_slots,
+    counts_from_slot_probs,
+    slot_labels,
+)
+from vision.training.rendered import TRAIN_SEEDS, Rendered, cache_dir, profile_for, rendered, variant_frames
+
+HOLDOUT_MOD = 10
+"""Frames whose scene seed is a multiple of this are the held-out calibration slice."""
 
 
-def frame_slots(seed: int, width: int = 1280, height: int = 720) -> tuple[np.ndarray, np.ndarray]:
+def frame_slots(seed: int, width: int = 1280, height: int = 720, patch: int = SLOT_PATCH) -> tuple[np.ndarray, np.ndarray]:
     """Slot patches (N, 2, P, P, 3) and labels (N,) of one rendered frame (covered slots: "hand")."""
-    r = rendered(seed, width, height)
+    return rendered_slots(rendered(seed, width, height), patch)
+
+
+def rendered_slots(r: Rendered, patch: int = SLOT_PATCH) -> tuple[np.ndarray, np.ndarray]:
     prof = profile_for(r.truth)
-    sampler = SlotSampler(prof)
+    sampler = SlotSampler(prof, patch)
     patches = sampler.patches(r.image())
     c = r.truth["counts"]
     labels = slot_labels(prof.layout, sampler.slots, c["points"], tuple(c["bar"]))
@@ -33,45 +58,138 @@ def frame_slots(seed: int, width: int = 1280, height: int = 720) -> tuple[np.nda
     if r.truth.get("cube"):
         things.append(tuple(r.truth["cube"]["center_mm"][:2]))
     dmax = 0.55 * prof.spec.checker_diameter_mm
-    keep = []
     for i, sl in enumerate(sampler.slots):
         if sl.region in covered:
             labels[i] = HAND  # a hand over the region: the slot must not be read
         elif labels[i] == 0 and any(math.hypot(sl.x - x, sl.y - y) < dmax for x, y in things):
             labels[i] = OBJECT
-        keep.append(i)
-    return patches[keep], np.array([labels[i] for i in keep], np.int64)
+    return np.ascontiguousarray(patches), np.array(labels, np.int64)
 
 
-def cached_train_seeds(width: int = 1280, height: int = 720) -> list[int]:
-    d = cache_dir() / f"{width}x{height}"
-    return sorted(int(p.stem) for p in d.glob("*.json") if int(p.stem) in TRAIN_SEEDS)
+def training_frames() -> list[Rendered]:
+    """Every cached training frame: single renders of ``TRAIN_SEEDS`` (1280x720) and the
+    multi-position renders (1280x720 and 1920x1080)."""
+    out: list[Rendered] = []
+    d = cache_dir() / "1280x720"
+    for js in sorted(d.glob("*.json"), key=lambda p: int(p.stem)):
+        if int(js.stem) in TRAIN_SEEDS and js.with_suffix(".png").is_file():
+            out.append(Rendered(int(js.stem), js.with_suffix(".png"), json.loads(js.read_text())))
+    out.extend(variant_frames(1280, 720))
+    out.extend(variant_frames(1920, 1080))
+    return out
 
 
-def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float = 0.02) -> dict[str, Any]:
+def cached_slots(r: Rendered, patch: int = SLOT_PATCH) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`rendered_slots`, cached beside the render cache (``slots_patches<P>/``)."""
+    d = cache_dir() / f"slots_patches{patch}"
+    d.mkdir(parents=True, exist_ok=True)
+    f = d / f"{r.image_path.parent.name}_{r.image_path.stem}.npz"
+    if f.is_file():
+        z = np.load(f)
+        return z["x"], z["y"]
+    x, y = rendered_slots(r, patch)
+    tmp = f.with_suffix(".tmp.npz")
+    np.savez(tmp, x=x, y=y)
+    tmp.replace(f)
+    return x, y
+
+
+def region_figures(frames: list[Rendered], probs: list[np.ndarray], threshold: float, patch: int = SLOT_PATCH,
+                   hand_max: float = 0.3) -> dict[str, Any]:
+    """Per-region right/wrong at ``threshold`` and exact boards (frames without hands)."""
+    right = wrong = unsure = exact = clear = 0
+    wrong_list: list[str] = []
+    for r, pr in zip(frames, probs, strict=True):
+        prof = profile_for(r.truth)
+        slots = board_slots(prof.layout)
+        cr = counts_from_slot_probs(slots, pr.astype(np.float32), frozenset(), hand_max)
+        c = r.truth["counts"]
+        cov = set(r.truth["hands"]["covered"])
+        ok_all = True
+        got = {f"p{i + 1}": x for i, x in enumerate(cr.points)} | {"bar": cr.bar}
+        want = {f"p{i + 1}": tuple(x) for i, x in enumerate(c["points"])} | {"bar": tuple(c["bar"])}
+        for k, w in want.items():
+            if k in cov:
+                continue
+            g = got[k]
+            if g.confidence < threshold:
+                unsure += 1
+                ok_all = False
+            elif (g.white, g.black) == w:
+                right += 1
+            else:
+                wrong += 1
+                ok_all = False
+                wrong_list.append(f"{r.image_path.stem}:{k} {g.white}W{g.black}B≠{w} ({g.confidence})")
+        if not cov:
+            clear += 1
+            exact += ok_all
+    return {"threshold": threshold, "regions_right": right, "regions_wrong": wrong, "regions_unsure": unsure,
+            "frames_without_hands": clear, "exact_boards": exact, "wrong": wrong_list[:20]}
+
+
+def stack_calibration(frames: list[Rendered], logits: list[np.ndarray], temperatures: tuple[float, ...],
+                      hand_max: float = 0.3) -> dict[float, float]:
+    """Binary log-loss of "the decoded region count is right" against its confidence, per temperature."""
+    out: dict[float, float] = {}
+    for t in temperatures:
+        loss = 0.0
+        n = 0
+        for r, lg in zip(frames, logits, strict=True):
+            prof = profile_for(r.truth)
+            cr = counts_from_slot_probs(board_slots(prof.layout), softmax(lg / t), frozenset(), hand_max)
+            c = r.truth["counts"]
+            cov = set(r.truth["hands"]["covered"])
+            for i, g in enumerate((*cr.points, cr.bar)):
+                name = "bar" if i == 24 else f"p{i + 1}"
+                if name in cov:
+                    continue
+                w = tuple(c["bar"]) if i == 24 else tuple(c["points"][i])
+                p = min(max(g.confidence, 1e-6), 1 - 1e-6)
+                loss -= math.log(p) if (g.white, g.black) == w else math.log(1 - p)
+                n += 1
+        out[t] = round(loss / max(1, n), 5)
+    return out
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    out: np.ndarray = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+    return out
+
+
+def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float = 0.0, patch: int = SLOT_PATCH,
+          max_frames: int | None = None, samples_per_epoch: int = 160_000) -> dict[str, Any]:
     import torch
     from torch import nn
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     t0 = time.time()
-    seeds = cached_train_seeds()
+    frames = training_frames()
+    if max_frames is not None:
+        frames = frames[:max_frames]
+    train_f = [r for r in frames if r.seed % HOLDOUT_MOD != 0]
+    hold_f = [r for r in frames if r.seed % HOLDOUT_MOD == 0]
     xs, ys = [], []
-    for s in seeds:
-        p, y = frame_slots(s)
-        xs.append(normalise_slots(p))
+    for r in train_f:
+        x, y = cached_slots(r, patch)
+        xs.append(x)
         ys.append(y)
     x = np.concatenate(xs)
     y = np.concatenate(ys)
+    del xs
     counts = Counter(int(v) for v in y)
-    print(f"{len(seeds)} frames, {len(y)} slots {dict(sorted(counts.items()))}", flush=True)
+    print(f"{len(train_f)} training frames ({len(hold_f)} held out), {len(y)} slots {dict(sorted(counts.items()))}"
+          f" [{time.time() - t0:.0f}s]", flush=True)
     # oversample the rare classes (stacks, other) so they are learnt
     w = np.array([1.0 / counts[int(v)] ** 0.5 for v in y])
-    model = make_model()
+    model = slot_net(patch)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
-    per_epoch = len(y)
-    steps = epochs * math.ceil(per_epoch / 128)
+    per_epoch = min(len(y), samples_per_epoch)
+    batch = 256
+    steps = epochs * math.ceil(per_epoch / batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
     gen = torch.Generator().manual_seed(seed)
     wt = torch.from_numpy(w)
@@ -80,45 +198,90 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
         idx_all = torch.multinomial(wt, per_epoch, replacement=True, generator=gen)
         total = correct = 0
         loss_sum = 0.0
-        for i in range(0, per_epoch, 128):
-            idx = idx_all[i : i + 128]
-            xb = xt[idx]
-            # photometric jitter: brightness/contrast per sample, same on both layers
-            g = 1 + 0.25 * (torch.rand(len(idx), 1, 1, 1, generator=gen) - 0.5)
-            o = 0.2 * (torch.rand(len(idx), 1, 1, 1, generator=gen) - 0.5)
-            xb = xb * g + o
+        for i in range(0, per_epoch, batch):
+            idx = idx_all[i : i + batch]
+            xb = xt[idx].float()
+            # photometric jitter (same on both layers): exposure, white balance, offset, noise
+            n = len(idx)
+            g = 1 + 0.3 * (torch.rand(n, 1, 1, 1, 1, generator=gen) - 0.5)
+            wb = 1 + 0.1 * (torch.rand(n, 1, 1, 1, 3, generator=gen) - 0.5)
+            o = 30 * (torch.rand(n, 1, 1, 1, 1, generator=gen) - 0.5)
+            xb = (xb * g * wb + o + 3 * torch.randn(xb.shape, generator=gen)).clamp(0, 255)
             logits = model(xb)
             loss = nn.functional.cross_entropy(logits, yt[idx], label_smoothing=label_smoothing)
             opt.zero_grad()
             loss.backward()  # type: ignore[no-untyped-call]
             opt.step()
             sched.step()
-            loss_sum += float(loss.detach()) * len(idx)
+            loss_sum += float(loss.detach()) * n
             correct += int((logits.argmax(1) == yt[idx]).sum())
-            total += len(idx)
-        print(f"epoch {epoch + 1}/{epochs} loss {loss_sum / total:.4f} acc {correct / total:.4f}", flush=True)
+            total += n
+        print(f"epoch {epoch + 1}/{epochs} loss {loss_sum / total:.4f} acc {correct / total:.4f}"
+              f" [{time.time() - t0:.0f}s]", flush=True)
     model.eval()
-    torch.onnx.export(model, (torch.zeros(1, 6, SLOT_PATCH, SLOT_PATCH),), str(out), input_names=["slots"],
-                      output_names=["logits"], dynamic_axes={"slots": {0: "n"}, "logits": {0: "n"}},
-                      opset_version=17, dynamo=False)
-    rec: dict[str, Any] = {"model": out.name, "seed": seed, "epochs": epochs, "frames": len(seeds),
-                           "seeds": [seeds[0], seeds[-1]] if seeds else [], "slots": len(y),
-                           "label_smoothing": label_smoothing,
-                           "classes": {str(k): v for k, v in sorted(counts.items())},
-                           "seconds": round(time.time() - t0), "torch": torch.__version__}
+    del x, xt
+    torch.onnx.export(model, (torch.zeros(1, 2, patch, patch, 3, dtype=torch.uint8),), str(out),
+                      input_names=["slots"], output_names=["logits"],
+                      dynamic_axes={"slots": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    rec: dict[str, Any] = {
+        "model": out.name, "seed": seed, "epochs": epochs, "samples_per_epoch": per_epoch, "batch": batch,
+        "patch": patch, "training_frames": len(train_f), "held_out_frames": len(hold_f),
+        "data": "cached renders of TRAIN_SEEDS (1280x720) + multi-position renders (slots_WxH/SEED_I); "
+                f"frames whose scene seed % {HOLDOUT_MOD} == 0 held out",
+        "slots": len(y), "label_smoothing": label_smoothing,
+        "classes": {SLOT_CLASSES[k]: v for k, v in sorted(counts.items())},
+        "train_seconds": round(time.time() - t0), "torch": torch.__version__,
+    }
+    rec.update(calibrate(out, hold_f, patch))
+    rec["seconds"] = round(time.time() - t0)
     out.with_suffix(".train.json").write_text(json.dumps(rec, indent=2) + "\n")
     return rec
 
 
-def make_model() -> Any:
-    import torch.nn as tnn
+def calibrate(model_path: Path, frames: list[Rendered], patch: int = SLOT_PATCH) -> dict[str, Any]:
+    """Temperature and per-region figures of a model on held-out frames."""
+    from vision.dice.classify import session
 
-    def block(i: int, o: int) -> list[tnn.Module]:
-        return [tnn.Conv2d(i, o, 3, padding=1, bias=False), tnn.BatchNorm2d(o), tnn.ReLU()]
+    sess = session(model_path)
+    name = sess.get_inputs()[0].name
+    logits, slot_right, slot_n = [], 0, 0
+    for r in frames:
+        x, y = cached_slots(r, patch)
+        lg = np.asarray(sess.run(None, {name: x})[0], np.float32)
+        logits.append(lg)
+        slot_right += int((lg.argmax(1) == y).sum())
+        slot_n += len(y)
+    temps = (0.8, 1.0, 1.2, 1.5, 2.0, 2.5, 3.0)
+    loss = stack_calibration(frames, logits, temps)
+    best = min(loss, key=lambda t: loss[t])
+    figs = [region_figures(frames, [softmax(lg / best) for lg in logits], th, patch) for th in (0.9, 0.99, 0.999)]
+    return {"held_out_slot_accuracy": round(slot_right / max(1, slot_n), 5), "stack_logloss_by_temperature":
+            {str(k): v for k, v in loss.items()}, "temperature": best, "held_out_regions": figs}
 
-    return tnn.Sequential(
-        *block(6, 16), tnn.MaxPool2d(2),  # 12
-        *block(16, 32), tnn.MaxPool2d(2),  # 6
-        *block(32, 48), tnn.MaxPool2d(2),  # 3
-        tnn.Flatten(), tnn.Dropout(0.1), tnn.Linear(48 * 9, len(SLOT_CLASSES)),
-    )
+
+def slot_net(patch: int = SLOT_PATCH) -> Any:
+    """The slot classifier: raw (N, 2, P, P, 3) BGR patches (uint8 or float 0..255) -> 9 logits."""
+    import torch
+    from torch import nn
+
+    def block(i: int, o: int) -> list[nn.Module]:
+        return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU()]
+
+    side = patch // 8
+
+    class _Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.body = nn.Sequential(
+                *block(6, 16), nn.MaxPool2d(2),
+                *block(16, 32), nn.MaxPool2d(2),
+                *block(32, 48), nn.MaxPool2d(2),
+                nn.Flatten(), nn.Dropout(0.1), nn.Linear(48 * side * side, len(SLOT_CLASSES)),
+            )
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            x = x.float().permute(0, 1, 4, 2, 3).flatten(1, 2) * (1 / 127.5) - 1.0
+            out: torch.Tensor = self.body(x)
+            return out
+
+    return _Net()

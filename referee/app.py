@@ -28,7 +28,7 @@ from typing import Any
 from referee.codec import decode_observation, encode_observation
 from referee.exports import export_match
 from referee.journal import JournalError
-from referee.loop import LoopStats, run_loop
+from referee.loop import GatedReader, LoopStats, run_loop
 from referee.session import Session, SessionInfo
 from vision.observation import BoardObservation
 
@@ -156,40 +156,6 @@ def load_profile(path: str | None) -> Any:
         raise ValueError(f"--profile {path!r}: {exc}") from exc
 
 
-class TrackedReader:
-    """The real reader behind calibration's :class:`BoardTracker`: judging pauses while the board is not
-    where the profile says (a hand on the rail, a nudge); a re-fitted profile is used from then on."""
-
-    def __init__(self, reader: Any, profile: Any) -> None:
-        self.reader = reader
-        self.profile = profile
-        self.tracker: Any = None
-        self.paused = 0  # frames not judged because the board was not confirmed
-        self.refits = 0
-        self.status = "ok"
-        self.on_refit: Callable[[Any], None] | None = None
-
-    def __call__(self, frame: Any) -> BoardObservation:
-        from dataclasses import replace
-
-        from calibration.tracking import BoardTracker, TrackStatus
-
-        if self.tracker is None:
-            self.tracker = BoardTracker(self.profile, frame.image)
-        upd = self.tracker.update(frame.image, frame.t)
-        self.status = upd.status.value
-        if upd.status is TrackStatus.REFITTED:
-            self.profile = upd.profile
-            self.refits += 1
-            if self.on_refit is not None:
-                self.on_refit(self.profile)
-        obs: BoardObservation = self.reader.read(frame, self.profile)
-        if upd.status in (TrackStatus.SUSPECT, TrackStatus.LOST):
-            self.paused += 1
-            return replace(obs, still=False)  # not judged: the tracker waits for a confirmed board
-        return obs
-
-
 def make_reader(spec: str, profile: str | None, oracle: bool) -> Callable[[Any], BoardObservation]:
     if is_observation_stream(spec):
         return lambda f: f.obs
@@ -207,7 +173,7 @@ def make_reader(spec: str, profile: str | None, oracle: bool) -> Callable[[Any],
         reader = BoardReader()
     except (OSError, ValueError, RuntimeError) as exc:
         raise ValueError(f"vision is not ready to read frames: {exc}") from exc
-    return TrackedReader(reader, load_profile(profile))
+    return GatedReader(reader, load_profile(profile))
 
 
 def open_device(port: str) -> Any:
@@ -278,29 +244,31 @@ def run(args: argparse.Namespace, source: str, *, live: bool) -> int:
             from referee.marks import marker_for
 
             session.marker = marker_for(prof)
-            if isinstance(reader, TrackedReader):
+            if isinstance(reader, GatedReader):
                 reader.on_refit = lambda p: setattr(session, "marker", marker_for(p))
+        on_frame: Callable[[Any], None] | None = None
+        on_observation: Callable[[BoardObservation], None] | None = None
         if args.show:
             from referee.show import open_viewer
 
             viewer = open_viewer(prof)
             if viewer is not None:
-                reader = viewer.wrap(reader, session)
+                on_frame = viewer.tap(session)
         if args.record_observations:
-            recorder = open(args.record_observations, "a", encoding="utf-8")  # noqa: SIM115
-            base = reader
+            try:
+                recorder = open(args.record_observations, "a", encoding="utf-8")  # noqa: SIM115
+            except OSError as exc:
+                raise ValueError(f"--record-observations {args.record_observations!r}: {exc.strerror}") from exc
 
-            def reader(frame: Any) -> BoardObservation:
-                obs = base(frame)
+            def on_observation(obs: BoardObservation) -> None:
                 assert recorder is not None
                 recorder.write(json.dumps(encode_observation(obs), separators=(",", ":")) + "\n")
-                return obs
 
         view = _view(args, session)
         reopen = (lambda: open_frames(source, live=live)) if live else None
         try:
             stats = run_loop(frames, reader, session, live=live, stop=stop, reopen=reopen, on_tick=view.tick,
-                             skip_through=skip)
+                             skip_through=skip, on_frame=on_frame, on_observation=on_observation)
         finally:
             view.close(stats)
         out_dir = Path(args.exports) if args.exports else Path(session.journal.path).parent if session.journal \

@@ -21,8 +21,10 @@ Everything is released in ``finally``.
 from __future__ import annotations
 
 import contextlib
+import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -58,9 +60,16 @@ class LoopStats:
     corrupt: int = 0
     camera_faults: int = 0
     elapsed_s: float = 0.0
-    read_ms: list[float] = field(default_factory=list)  # per processed frame (last 300)
+    read_ms: list[float] = field(default_factory=list)  # per full reading (the last few hundred)
+    gate_ms: deque[float] = field(default_factory=lambda: deque(maxlen=300))  # per gated frame (last 300)
+    full_reads: int = 0
     message: str = ""  # the last fault, in words
     ended: str = ""  # why the loop ended
+
+    def note_read(self, ms: float) -> None:
+        self.read_ms.append(ms)
+        if len(self.read_ms) > 300:
+            del self.read_ms[:100]
 
     @property
     def fps(self) -> float:
@@ -123,6 +132,284 @@ class _Grabber:
         self._thread.join(timeout=2)
 
 
+# ---------------------------------------------------------------------- the gated pipeline
+@dataclass(eq=False)
+class Job:
+    """A full reading of one settled frame, done on the worker thread."""
+
+    image: np.ndarray
+    seq: int
+    t: float
+    covered: frozenset[str]
+    done: threading.Event = field(default_factory=threading.Event)
+    obs: BoardObservation | None = None
+    paused: bool = False  # the board was not where the profile says: not judged
+    error: BaseException | None = None
+    cancelled: bool = False  # superseded before the worker got to it (live): its frames are dropped
+    ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One frame's place in the queue to the session: its gate report, or the full reading it waits for."""
+
+    seq: int
+    t: float
+    gate_ms: float
+    report: Any = None  # a vision.motion.MotionReport when the scene is not still
+    job: Job | None = None
+    full: bool = False  # the frame the job reads (the others reuse its reading)
+
+
+class GatedReader:
+    """The real reader split in two: the motion gate on the loop's thread, full readings on a worker.
+
+    The gate (a shrunk difference and skin test, well under a millisecond at 1080p) runs on every
+    frame.  A frame that moves becomes an observation at once (the last full reading, marked not
+    still, moving regions covered: what :meth:`vision.BoardReader.read` gives).  The first still
+    frame of a settled scene is read in full (:meth:`vision.BoardReader.read_image`) on the worker
+    together with the board check (calibration's :class:`BoardTracker`: while the board is not
+    where the profile says the frame is not judged, and a re-fitted profile is used from then on);
+    the following still frames reuse that reading.  So the frame rate does not depend on the cost
+    of a full reading, except when the scene changes.
+
+    ``reader`` needs ``read_image(image, profile, seq=, t=, covered=)`` and ``config`` (a
+    :class:`vision.config.VisionConfig`); ``board_check=False`` skips the board tracker.
+    """
+
+    def __init__(self, reader: Any, profile: Any, *, board_check: bool = True, recheck_frames: int = 3) -> None:
+        self.reader = reader
+        self.profile = profile
+        self.config = reader.config
+        self.board_check = board_check
+        self.recheck_frames = recheck_frames
+        self.tracker: Any = None
+        self.paused = 0  # frames not judged because the board was not confirmed
+        self.refits = 0
+        self.status = "ok"
+        self.on_refit: Callable[[Any], None] | None = None
+        self._gate = self._make_gate(profile)
+        self._gate_profile = profile
+        self._job: Job | None = None  # the reading of the current still scene
+        self._job_frames = 0
+        self.builder = ObservationBuilder()
+
+    def _make_gate(self, profile: Any) -> Any:
+        from vision.motion import MotionGate, RegionMap
+
+        return MotionGate(RegionMap.build(profile, self.config), self.config)
+
+    # ------------------------------------------------------------------ the loop's thread
+    def step(self, frame: Any) -> tuple[Slot, Job | None]:
+        """Gate one frame: its slot, and a new job for the worker when the scene has just settled."""
+        if self._gate_profile is not self.profile:  # re-fitted on the worker: the gate follows
+            self._gate, self._gate_profile = self._make_gate(self.profile), self.profile
+        t0 = time.perf_counter()
+        report = self._gate.update(frame.image)
+        gate_ms = (time.perf_counter() - t0) * 1000
+        if not report.still:
+            self._job = None
+            return Slot(frame.seq, frame.t, gate_ms, report=report), None
+        job = self._job
+        self._job_frames += 1
+        recheck = job is not None and job.done.is_set() and (job.paused or job.error is not None) \
+            and self._job_frames >= self.recheck_frames
+        if job is not None and not job.cancelled and not recheck:
+            return Slot(frame.seq, frame.t, gate_ms, job=job), None
+        job = Job(frame.image, frame.seq, frame.t, report.covered)
+        self._job, self._job_frames = job, 0
+        return Slot(frame.seq, frame.t, gate_ms, job=job, full=True), job
+
+    # ------------------------------------------------------------------ the worker's thread
+    def run_job(self, job: Job) -> None:
+        """The board check and the full reading of a settled frame."""
+        t0 = time.perf_counter()
+        try:
+            if self.board_check:
+                job.paused = not self._check_board(job.image, job.t)
+            job.obs = self.reader.read_image(job.image, self.profile, seq=job.seq, t=job.t, covered=job.covered)
+        except Exception as exc:  # handed to the loop's thread (a corrupt frame, a vision fault)
+            job.error = exc
+        finally:
+            job.ms = (time.perf_counter() - t0) * 1000
+            job.done.set()
+
+    def _check_board(self, image: np.ndarray, t: float) -> bool:
+        from calibration.config import CalibrationConfig
+        from calibration.tracking import BoardTracker, TrackStatus
+
+        if self.tracker is None:  # the first settled frame is the reference
+            self.tracker = BoardTracker(self.profile, image, CalibrationConfig(track_every_n=1))
+        upd = self.tracker.update(image, t)
+        self.status = upd.status.value
+        if upd.status is TrackStatus.REFITTED:
+            self.profile = upd.profile
+            self.refits += 1
+            if self.on_refit is not None:
+                self.on_refit(self.profile)
+        if upd.status in (TrackStatus.SUSPECT, TrackStatus.LOST):
+            self.paused += 1
+            return False
+        return True
+
+    # ------------------------------------------------------------------ one frame, synchronously
+    def __call__(self, frame: Any) -> BoardObservation:
+        """Gate and (when the scene has settled) read one frame on the calling thread."""
+        slot, job = self.step(frame)
+        if job is not None:
+            self.run_job(job)
+        return self.builder.build(slot)
+
+
+class ObservationBuilder:
+    """Turns slots into observations in frame order (the loop's thread), keeping the last full reading."""
+
+    def __init__(self) -> None:
+        self.last: BoardObservation | None = None
+
+    def build(self, slot: Slot) -> BoardObservation:
+        from dataclasses import replace
+
+        if slot.job is None:
+            return unstill(self.last, slot.report, slot.seq, slot.t, slot.gate_ms)
+        job = slot.job
+        if job.error is not None:
+            raise job.error
+        assert job.obs is not None
+        self.last = job.obs
+        obs = job.obs
+        if slot.full:
+            obs = replace(obs, timings_ms=(("gate", round(slot.gate_ms, 3)), *obs.timings_ms))
+        else:
+            obs = replace(obs, seq=slot.seq, t=slot.t, timings_ms=(("gate", round(slot.gate_ms, 3)),))
+        if job.paused:
+            obs = replace(obs, still=False)  # not judged: the board is not confirmed
+        return obs
+
+
+def unstill(base: BoardObservation | None, report: Any, seq: int, t: float, gate_ms: float) -> BoardObservation:
+    """The last full reading marked not still, the moving/covered regions at confidence 0
+    (what :meth:`vision.BoardReader.read` gives for a frame that moves)."""
+    from dataclasses import replace
+
+    from vision.observation import CountReading
+
+    if base is None:
+        z = CountReading(0, 0, 0.0)
+        base = BoardObservation(seq=seq, t=t, points=(z,) * 24, bar=z, trays=(z, z), still=False, confident=False)
+    cov = report.covered
+
+    def dim(name: str, r: CountReading) -> CountReading:
+        return CountReading(r.white, r.black, 0.0) if name in cov else r
+
+    return replace(base, seq=seq, t=t, points=tuple(dim(f"p{i + 1}", r) for i, r in enumerate(base.points)),
+                   bar=dim("bar", base.bar), trays=(dim("tray_w", base.trays[0]), dim("tray_b", base.trays[1])),
+                   still=False, covered=cov, confident=False, timings_ms=(("gate", round(gate_ms, 3)),))
+
+
+class _Worker:
+    """Runs the full readings in order on its own thread.  Live: a job still waiting when a newer
+    one comes is cancelled (its scene has already changed) and its frames are dropped."""
+
+    def __init__(self, run: Callable[[Job], None], *, live: bool) -> None:
+        self._run = run
+        self._live = live
+        self._queue: deque[Job] = deque()
+        self._busy = False
+        self._closed = False
+        self._cond = threading.Condition()
+        self._thread = threading.Thread(target=self._loop, name="bgref-reader", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: bool(self._queue) or self._closed)
+                if self._closed:
+                    return
+                job = self._queue.popleft()
+                self._busy = True
+            try:
+                self._run(job)
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+
+    def submit(self, job: Job) -> None:
+        with self._cond:
+            if self._live:
+                for old in self._queue:
+                    old.cancelled = True
+                    old.done.set()
+                self._queue.clear()
+            self._queue.append(job)
+            self._cond.notify_all()
+
+    def wait_backlog(self, limit: int, timeout: float) -> bool:
+        """Wait until at most ``limit`` jobs are queued or running; False on timeout."""
+        with self._cond:
+            return self._cond.wait_for(lambda: len(self._queue) + self._busy <= limit, timeout)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            for old in self._queue:
+                old.cancelled = True
+                old.done.set()
+            self._queue.clear()
+            self._cond.notify_all()
+        self._thread.join(timeout=5)
+
+
+class _ReadAhead:
+    """Decodes the next few frames on its own thread (replay: nothing is dropped, the decoder waits)."""
+
+    _END = object()
+
+    def __init__(self, frames: Iterator[Any], depth: int = 4) -> None:
+        self._frames = frames
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=depth)
+        self._stop = threading.Event()
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="bgref-decoder", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            for f in self._frames:
+                while not self._stop.is_set():
+                    try:
+                        self._queue.put(f, timeout=0.2)
+                        break
+                    except queue.Full:
+                        continue
+                if self._stop.is_set():
+                    return
+        except BaseException as exc:  # handed to the loop's thread
+            self.error = exc
+        finally:
+            with contextlib.suppress(queue.Full):
+                self._queue.put(self._END, timeout=1.0)
+
+    def __iter__(self) -> Iterator[Any]:
+        while True:
+            f = self._queue.get()
+            if f is self._END:
+                if self.error is not None:
+                    raise self.error
+                return
+            yield f
+
+    def stop(self) -> None:
+        self._stop.set()
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self._queue.get_nowait()
+        self._thread.join(timeout=2)
+
+
+
 def run_loop(
     source: Iterable[Any],
     reader: Reader,
@@ -136,18 +423,30 @@ def run_loop(
     skip_through: int = -1,
     max_reopen_wait_s: float = 5.0,
     close: Callable[[], None] | None = None,
+    on_frame: Callable[[Any], None] | None = None,
+    on_observation: Callable[[BoardObservation], None] | None = None,
 ) -> LoopStats:
-    """Run until the source ends, ``stop`` is set, or the camera is gone for good."""
+    """Run until the source ends, ``stop`` is set, or the camera is gone for good.
+
+    ``reader`` is a :class:`GatedReader` (the pipeline: gate here, full readings on a worker) or
+    any callable frame -> observation (called here, in order).  ``on_frame`` sees every good
+    frame as it is gated (the ``--show`` window), ``on_observation`` every observation in order
+    just before the session judges it (``--record-observations``).
+    """
     stats = LoopStats()
     stop = stop or threading.Event()
     t0 = time.perf_counter()
     last_tick = 0.0
     current: Iterable[Any] = source
     backoff = 0.25
+    hooks = _Hooks(on_tick, tick_s, on_frame, on_observation, t0)
     try:
         while not stop.is_set():
             try:
-                _consume(current, reader, session, stats, live, stop, on_tick, tick_s, skip_through, t0)
+                if isinstance(reader, GatedReader):
+                    _consume_gated(current, reader, session, stats, live, stop, hooks, skip_through)
+                else:
+                    _consume(current, reader, session, stats, live, stop, hooks, skip_through)
                 stats.ended = stats.ended or ("stopped" if stop.is_set() else "the video ended")
                 break
             except OSError as exc:  # the camera went away (CameraError is an OSError)
@@ -186,15 +485,30 @@ def run_loop(
     return stats
 
 
-def _consume(source: Iterable[Any], reader: Reader, session: Session, stats: LoopStats, live: bool,
-             stop: threading.Event, on_tick: Callable[[LoopStats], None] | None, tick_s: float,
-             skip_through: int, t0: float) -> None:
-    last_tick = time.perf_counter()
-    frames = iter(source)
-    grabber = _Grabber(frames, stats) if live else None
-    try:
-        while not stop.is_set():
-            if grabber is not None:
+@dataclass
+class _Hooks:
+    on_tick: Callable[[LoopStats], None] | None
+    tick_s: float
+    on_frame: Callable[[Any], None] | None
+    on_observation: Callable[[BoardObservation], None] | None
+    t0: float
+    last_tick: float = 0.0
+
+    def tick(self, stats: LoopStats) -> None:
+        now = time.perf_counter()
+        if self.on_tick is not None and now - self.last_tick >= self.tick_s:
+            stats.elapsed_s = now - self.t0
+            self.on_tick(stats)
+            self.last_tick = now
+
+
+def _frames_of(source: Iterable[Any], stats: LoopStats, live: bool) -> tuple[Iterator[Any], Any]:
+    """Live: a grabber keeping the newest frame; replay: a read-ahead decoder thread."""
+    if live:
+        grabber = _Grabber(iter(source), stats)
+
+        def take() -> Iterator[Any]:
+            while True:
                 frame = grabber.take(timeout=0.5)
                 if frame is None:
                     if grabber.error is not None:
@@ -202,34 +516,117 @@ def _consume(source: Iterable[Any], reader: Reader, session: Session, stats: Loo
                     if grabber.done:
                         return
                     continue
-            else:
-                try:
-                    frame = next(frames)
-                except StopIteration:
-                    return
-                stats.frames += 1
-            seq = getattr(frame, "seq", None)
-            if seq is not None and seq <= skip_through:
-                stats.skipped += 1
+                yield frame
+
+        return take(), grabber
+    ahead = _ReadAhead(iter(source))
+
+    def counted() -> Iterator[Any]:
+        for frame in ahead:
+            stats.frames += 1
+            yield frame
+
+    return counted(), ahead
+
+
+def _wanted(frame: Any, stats: LoopStats, skip_through: int) -> bool:
+    """False for a frame passed over on resume, or a corrupt one (counted)."""
+    seq = getattr(frame, "seq", None)
+    if seq is not None and seq <= skip_through:
+        stats.skipped += 1
+        return False
+    try:
+        _check_frame(frame)
+    except CorruptFrameError as exc:
+        stats.corrupt += 1
+        stats.message = str(exc)
+        return False
+    return True
+
+
+def _consume(source: Iterable[Any], reader: Reader, session: Session, stats: LoopStats, live: bool,
+             stop: threading.Event, hooks: _Hooks, skip_through: int) -> None:
+    frames, feeder = _frames_of(source, stats, live)
+    try:
+        for frame in frames:
+            if stop.is_set():
+                return
+            if not _wanted(frame, stats, skip_through):
                 continue
+            if hooks.on_frame is not None:
+                hooks.on_frame(frame)
             try:
-                _check_frame(frame)
                 r0 = time.perf_counter()
                 obs = reader(frame)
-                stats.read_ms.append((time.perf_counter() - r0) * 1000)
-                if len(stats.read_ms) > 300:
-                    del stats.read_ms[:100]
-            except (CorruptFrameError, ValueError) as exc:
+                stats.note_read((time.perf_counter() - r0) * 1000)
+            except ValueError as exc:  # CorruptFrameError included
                 stats.corrupt += 1
                 stats.message = str(exc)
                 continue
+            if hooks.on_observation is not None:
+                hooks.on_observation(obs)
             session.process(obs, frame.image)
             stats.processed += 1
-            now = time.perf_counter()
-            if on_tick is not None and now - last_tick >= tick_s:
-                stats.elapsed_s = now - t0
-                on_tick(stats)
-                last_tick = now
+            hooks.tick(stats)
     finally:
-        if grabber is not None:
-            grabber.stop()
+        feeder.stop()
+
+
+def _consume_gated(source: Iterable[Any], reader: GatedReader, session: Session, stats: LoopStats, live: bool,
+                   stop: threading.Event, hooks: _Hooks, skip_through: int, max_jobs: int = 2) -> None:
+    """Decode (its own thread) -> gate (here) -> full readings (the worker) -> the session, in frame order."""
+    frames, feeder = _frames_of(source, stats, live)
+    worker = _Worker(reader.run_job, live=live)
+    pending: deque[Slot] = deque()
+
+    def judge(slot: Slot) -> None:
+        job = slot.job
+        if job is not None and job.cancelled:
+            stats.dropped += 1
+            return
+        try:
+            obs = reader.builder.build(slot)
+        except ValueError as exc:  # the reader could not read that frame
+            stats.corrupt += 1
+            stats.message = str(exc)
+            return
+        if slot.full and job is not None:
+            stats.note_read(job.ms)
+            stats.full_reads += 1
+        stats.gate_ms.append(slot.gate_ms)
+        if hooks.on_observation is not None:
+            hooks.on_observation(obs)
+        session.process(obs, job.image if (job is not None and obs.still) else None)
+        stats.processed += 1
+
+    def drain(block: bool) -> None:
+        while pending:
+            job = pending[0].job
+            if job is not None and not job.done.is_set():
+                if not block or stop.is_set():
+                    return
+                job.done.wait(0.25)
+                continue
+            judge(pending.popleft())
+        hooks.tick(stats)
+
+    try:
+        for frame in frames:
+            if stop.is_set():
+                return
+            if not _wanted(frame, stats, skip_through):
+                continue
+            if hooks.on_frame is not None:
+                hooks.on_frame(frame)
+            slot, job = reader.step(frame)
+            pending.append(slot)
+            if job is not None:
+                if not live:  # replay: the decoder waits for the reader rather than drop
+                    while not worker.wait_backlog(max_jobs - 1, 0.25) and not stop.is_set():
+                        drain(False)
+                worker.submit(job)
+            drain(False)
+        drain(True)
+    finally:
+        worker.close()
+        feeder.stop()

@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from referee.evidence import Mark, annotate
-from vision.observation import BoardObservation
 
 WINDOW = "bgref"
 
@@ -50,9 +49,10 @@ class Viewer:
         self._last = 0.0
         cv2.namedWindow(WINDOW, cv2.WINDOW_NORMAL)
 
-    def wrap(self, reader: Callable[[Any], BoardObservation], session: Any) -> Callable[[Any], BoardObservation]:
-        def read(frame: Any) -> BoardObservation:
-            obs = reader(frame)
+    def tap(self, session: Any) -> Callable[[Any], None]:
+        """A hook for every frame (``run_loop(on_frame=...)``): shows it at most ``fps`` times a second."""
+
+        def see(frame: Any) -> None:
             now = time.perf_counter()
             if now - self._last >= self.period and isinstance(frame.image, np.ndarray) and frame.image.ndim == 3:
                 self._last = now
@@ -61,9 +61,8 @@ class Viewer:
                     j = session.judged[-1]
                     caption = f"g{j.game} m{j.move}: {j.verdict.summary()}"
                 self.show(frame.image, caption)
-            return obs
 
-        return read
+        return see
 
     def show(self, image: np.ndarray, caption: str) -> None:
         self._cv2.imshow(WINDOW, annotate(image, self.outline, caption))

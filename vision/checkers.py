@@ -187,18 +187,25 @@ def counts_from_slot_probs(
     giving "hand" at least ``hand_max``: a hand covers more than one point, and the slots at the
     edge of a hand can look like plain checkers.
     """
-    by_region: dict[str, list[tuple[Slot, npt.NDArray[np.float32]]]] = {}
-    for sl, p in zip(slots, probs, strict=True):
-        by_region.setdefault(sl.region, []).append((sl, p))
+    groups = _region_index(slots)
+    probs64 = np.asarray(probs, np.float64)
     # a hand is wider than a point: a region beside one with a hand-like slot is not read either
-    hand = {r: max(float(p[HAND]) for _, p in items) for r, items in by_region.items()}
+    hand = {r: float(probs64[ix, HAND].max()) for r, ix in groups.items()}
     readings: dict[str, CountReading] = {}
-    for region, items in by_region.items():
+    pts = [f"p{i}" for i in range(1, 25)]
+    if all(r in groups for r in pts) and len({len(groups[r]) for r in pts}) == 1:
+        # all 24 points at once (same number of slots each)
+        block = probs64[np.stack([groups[r] for r in pts])]
+        for r, (w, b, c) in zip(pts, decode_stacks(block, (Side.WHITE, Side.BLACK), hand_max), strict=True):
+            readings[r] = CountReading(w, b, c)
+    for region, ix in groups.items():
+        if region in readings:
+            continue
         w = b = 0
         conf = 1.0
         if region == "bar":
             for side in Side:
-                ps = np.asarray([p for sl, p in items if sl.side is side], np.float64)
+                ps = probs64[[i for i in ix if slots[i].side is side]]
                 w2, b2, c2 = decode_stack(ps, len(ps), (side,), hand_max)
                 if _argmax_doubt(ps, side):
                     c2 = 0.0  # a checker on the wrong half of the bar, a gap: do not guess
@@ -206,13 +213,16 @@ def counts_from_slot_probs(
                 b += b2
                 conf = min(conf, c2)
         else:
-            ps = np.asarray([p for _, p in items], np.float64)
+            ps = probs64[ix]
             w, b, conf = decode_stack(ps, len(ps), (Side.WHITE, Side.BLACK), hand_max)
             if _argmax_doubt(ps, None):
                 conf = 0.0
-        if region in covered or any(hand[r] >= hand_max for r in neighbours(region) if r in hand):
+        readings[region] = CountReading(w, b, conf)
+    for region, rd in readings.items():
+        conf = rd.confidence
+        if region in covered or any(hand[n] >= hand_max for n in neighbours(region) if n in hand):
             conf = 0.0
-        readings[region] = CountReading(w, b, round(float(conf), 4))
+        readings[region] = CountReading(rd.white, rd.black, round(float(conf), 4))
     points = tuple(readings[f"p{i}"] for i in range(1, 25))
     bar = readings["bar"]
     on_w = sum(r.white for r in points) + bar.white
@@ -238,6 +248,45 @@ def neighbours(region: str) -> tuple[str, ...]:
     if p in (6, 7, 18, 19):
         out.append("bar")
     return tuple(out)
+
+
+@functools.lru_cache(maxsize=8)
+def _region_index(slots: tuple[Slot, ...]) -> dict[str, npt.NDArray[np.intp]]:
+    """Slot indices of each region, in slot order."""
+    out: dict[str, list[int]] = {}
+    for i, sl in enumerate(slots):
+        out.setdefault(sl.region, []).append(i)
+    return {r: np.asarray(v, np.intp) for r, v in out.items()}
+
+
+def decode_stacks(ps: npt.NDArray[np.float64], colours: tuple[Side, ...],
+                  hand_max: float = 0.3) -> list[tuple[int, int, float]]:
+    """:func:`decode_stack` and the argmax doubt check of ``counts_from_slot_probs`` for many
+    stacks with the same number of slots at once: ``ps`` is (stacks, slots, classes)."""
+    m, k, _ = ps.shape
+    q = np.array(ps[:, :, :OBJECT], np.float64)
+    q[:, :, 0] += ps[:, :, OBJECT]
+    hyps, cls = stack_hypotheses(k, k, colours)
+    logq = np.log(np.maximum(q, 1e-12))
+    ll = logq[:, np.arange(k)[None, :], cls].sum(axis=2)  # (stacks, hypotheses)
+    post = np.exp(ll - ll.max(axis=1, keepdims=True))
+    post /= post.sum(axis=1, keepdims=True)
+    best = post.argmax(axis=1)
+    conf = post[np.arange(m), best]
+    am = ps.argmax(axis=2)
+    handy = (ps[:, :, HAND].max(axis=1) >= hand_max) | (am == HAND).any(axis=1)
+    ks = np.where(am == OBJECT, 0, am)
+    white = ((ks >= 1) & (ks <= 3)).any(axis=1)
+    black = ((ks >= 4) & (ks <= 6)).any(axis=1)
+    occ = ks != 0
+    gap = (occ[:, 1:] & ~occ[:, :-1]).any(axis=1)
+    doubt = handy | (white & black) | gap
+    out = []
+    for i in range(m):
+        colour, n = hyps[int(best[i])]
+        c = 0.0 if doubt[i] else float(conf[i])
+        out.append((n, 0, c) if colour is Side.WHITE else (0, n, c))
+    return out
 
 
 @functools.lru_cache(maxsize=64)

@@ -136,6 +136,9 @@ def evaluate_rendered(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
     n_frames = n_clear = exact = confident_wrong = unsure = 0
     covered_reported = covered_total = 0
     regions = {"confident_right": 0, "confident_wrong": 0, "unsure": 0}
+    sweep = (0.9, 0.95, 0.98, 0.99, 0.995, 0.999)
+    region_conf: list[tuple[float, bool]] = []  # (confidence, right) of every uncovered point/bar reading
+    board_conf: list[tuple[float, bool]] = []  # (weakest confidence, exact) of every frame without hands
     d = {"n": 0, "right": 0, "wrong": 0, "unsure": 0, "missed": 0, "false": 0}
     cocked = {"cocked_n": 0, "cocked_found": 0, "cocked_unsure": 0, "flat_n": 0, "flat_called_cocked": 0,
               "flat_unsure": 0}
@@ -163,6 +166,7 @@ def evaluate_rendered(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
             if name in truth_cov:
                 continue
             rd = obs.reading(name)
+            region_conf.append((rd.confidence, (rd.white, rd.black) == w))
             if rd.confidence < cfg.count_min_confidence:
                 regions["unsure"] += 1
             elif (rd.white, rd.black) == w:
@@ -175,6 +179,7 @@ def evaluate_rendered(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
         same = same and obs.trays[0].white == c["tray_w"] and obs.trays[1].black == c["tray_b"]
         if not truth_cov:
             n_clear += 1
+            board_conf.append((min(r.confidence for r in (*obs.points, obs.bar, *obs.trays)), same))
             if obs.confident and same:
                 exact += 1
             elif obs.confident:
@@ -247,6 +252,12 @@ def evaluate_rendered(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
                   "unsure": unsure, "exact_rate": _rate(exact, n_clear)},
         "regions": {**regions, "points_and_bar_read": sum(regions.values()),
                     "confident_rate": _rate(regions["confident_right"] + regions["confident_wrong"], sum(regions.values()))},
+        "checker_thresholds": {
+            str(th): {"regions_confident_right": sum(c >= th and ok for c, ok in region_conf),
+                      "regions_confident_wrong": sum(c >= th and not ok for c, ok in region_conf),
+                      "boards_exact_and_confident": sum(c >= th and ok for c, ok in board_conf),
+                      "boards_confident_but_wrong": sum(c >= th and not ok for c, ok in board_conf)}
+            for th in sweep},
         "hands": {"covered_regions": covered_total, "covered_regions_read_confidently": covered_reported},
         "dice": {**d, "face_accuracy": _rate(d["right"], d["n"]), "face_accuracy_of_answered": _rate(d["right"], d["right"] + d["wrong"])},
         "cocked": {**cocked, "cocked_recall": _rate(cocked["cocked_found"], cocked["cocked_n"]),

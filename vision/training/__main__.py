@@ -1,4 +1,5 @@
-"""``python -m vision.training faces [--data DIR] [--seed N] [--epochs N] [--rendered DIR]``."""
+"""``python -m vision.training faces [--data DIR] [--seed N] [--epochs N] [--rendered DIR]`` and
+``python -m vision.training slots [--epochs N] [--init-from MODEL.onnx] [--lr LR] [--out MODEL.onnx]``."""
 
 from __future__ import annotations
 
@@ -23,12 +24,25 @@ def main(argv: list[str] | None = None) -> int:
     sl.add_argument("--seed", type=int, default=7)
     sl.add_argument("--epochs", type=int, default=8)
     sl.add_argument("--out", type=Path, default=None)
+    sl.add_argument("--init-from", type=Path, default=None, help="start from this exported slot model (fine-tune)")
+    sl.add_argument("--lr", type=float, default=3e-3)
+    sl.add_argument("--samples-per-epoch", type=int, default=160_000)
+    sl.add_argument("--label-smoothing", type=float, default=0.0)
+    sl.add_argument("--calibrate-only", action="store_true",
+                    help="only refit the temperature of --out on the held-out frames")
     args = p.parse_args(argv)
     if args.what == "slots":
         from vision.checkers import SLOT_MODEL
         from vision.training.slots import train as train_slots
 
-        print(train_slots(args.out or SLOT_MODEL, seed=args.seed, epochs=args.epochs))
+        out = args.out or SLOT_MODEL
+        if args.calibrate_only:
+            from vision.training.slots import recalibrate
+
+            print(recalibrate(out))
+            return 0
+        print(train_slots(out, seed=args.seed, epochs=args.epochs, init_from=args.init_from, lr=args.lr,
+                          samples_per_epoch=args.samples_per_epoch, label_smoothing=args.label_smoothing))
         return 0
     from vision.training.faces import MODELS, train
 

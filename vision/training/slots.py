@@ -159,7 +159,8 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 
 def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float = 0.0, patch: int = SLOT_PATCH,
-          max_frames: int | None = None, samples_per_epoch: int = 160_000) -> dict[str, Any]:
+          max_frames: int | None = None, samples_per_epoch: int = 160_000, init_from: Path | None = None,
+          lr: float = 3e-3) -> dict[str, Any]:
     import torch
     from torch import nn
 
@@ -185,12 +186,14 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
     # oversample the rare classes (stacks, other) so they are learnt
     w = np.array([1.0 / counts[int(v)] ** 0.5 for v in y])
     model = slot_net(patch)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    if init_from is not None:
+        load_onnx_weights(model, init_from)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     per_epoch = min(len(y), samples_per_epoch)
     batch = 256
     steps = epochs * math.ceil(per_epoch / batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     gen = torch.Generator().manual_seed(seed)
     wt = torch.from_numpy(w)
     for epoch in range(epochs):
@@ -228,7 +231,8 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
         "patch": patch, "training_frames": len(train_f), "held_out_frames": len(hold_f),
         "data": "cached renders of TRAIN_SEEDS (1280x720) + multi-position renders (slots_WxH/SEED_I); "
                 f"frames whose scene seed % {HOLDOUT_MOD} == 0 held out",
-        "slots": len(y), "label_smoothing": label_smoothing,
+        "slots": len(y), "label_smoothing": label_smoothing, "lr": lr,
+        "init_from": None if init_from is None else f"{init_from.name} (weights of the previous model, fine-tuned)",
         "classes": {SLOT_CLASSES[k]: v for k, v in sorted(counts.items())},
         "train_seconds": round(time.time() - t0), "torch": torch.__version__,
     }
@@ -285,3 +289,42 @@ def slot_net(patch: int = SLOT_PATCH) -> Any:
             return out
 
     return _Net()
+
+
+def load_onnx_weights(model: Any, path: Path) -> None:
+    """Start ``model`` (``slot_net``) from an exported slot model of the same shape: its convolutions
+    (batch norm folded in by the export) and its linear layer; batch norms start as identity."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    g = onnx.load(str(path)).graph
+    init = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+    convs = [n for n in g.node if n.op_type == "Conv"]
+    gemm = next(n for n in g.node if n.op_type == "Gemm")
+    layers = list(model.body)
+    tconv = [m for m in layers if isinstance(m, torch.nn.Conv2d)]
+    tbn: list[Any] = [m for m in layers if isinstance(m, torch.nn.BatchNorm2d)]
+    lin = next(m for m in layers if isinstance(m, torch.nn.Linear))
+    if len(convs) != len(tconv):
+        raise ValueError(f"{str(path)!r} has {len(convs)} convolutions, the model {len(tconv)}")
+    with torch.no_grad():
+        for node, conv, bn in zip(convs, tconv, tbn, strict=True):
+            conv.weight.copy_(torch.from_numpy(np.array(init[node.input[1]])))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(np.array(init[node.input[2]])))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        lin.weight.copy_(torch.from_numpy(np.array(init[gemm.input[1]])))
+        lin.bias.copy_(torch.from_numpy(np.array(init[gemm.input[2]])))
+
+
+def recalibrate(model_path: Path, patch: int = SLOT_PATCH) -> dict[str, Any]:
+    """Refit the temperature of an exported model on today's held-out frames; updates its record."""
+    hold = [r for r in training_frames() if r.seed % HOLDOUT_MOD == 0]
+    rec_path = model_path.with_suffix(".train.json")
+    rec: dict[str, Any] = json.loads(rec_path.read_text()) if rec_path.is_file() else {}
+    rec.update(calibrate(model_path, hold, patch))
+    rec["held_out_frames"] = len(hold)
+    rec_path.write_text(json.dumps(rec, indent=2) + "\n")
+    return rec

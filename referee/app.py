@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import signal
+import statistics
 import sys
 import threading
 import time
@@ -52,6 +54,8 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--director", action="store_true", help="the director's view (position IDs, notes): not for players")
     p.add_argument("--show", action="store_true", help="an OpenCV window with the annotated camera view")
     p.add_argument("--json", action="store_true", help="print a JSON summary as the last line")
+    p.add_argument("--loop", type=int, default=1, metavar="N",
+                   help="play a video or image folder N times over as one session (soak and memory runs)")
 
 
 def match_length(text: str) -> int:
@@ -144,6 +148,43 @@ def open_frames(spec: str, *, live: bool) -> Iterable[Any]:
     return opened
 
 
+class LoopedFrames:
+    """A recording played ``times`` times over as one long session (``--loop``: soak and memory runs).
+
+    Sequence numbers and times run on across the repeats, so the journal, the tracker and
+    ``--resume`` see one continuous session.
+    """
+
+    def __init__(self, spec: str, times: int, *, live: bool) -> None:
+        if times < 1:
+            raise ValueError(f"--loop must be at least 1, got {times}")
+        self.spec, self.times, self.live = spec, times, live
+        self._current: Any = open_frames(spec, live=live)  # fails now (a clear message) if it cannot open
+        self.seating = getattr(self._current, "seating", None)
+
+    def __iter__(self) -> Iterator[Any]:
+        from dataclasses import replace
+
+        seq0, t0 = 0, 0.0
+        for k in range(self.times):
+            if self._current is None:
+                self._current = open_frames(self.spec, live=self.live)
+            last_seq, last_t = -1, 0.0
+            try:
+                for f in self._current:
+                    last_seq, last_t = f.seq, f.t
+                    yield replace(f, seq=f.seq + seq0, t=f.t + t0) if k else f
+            finally:
+                self.close()
+            seq0 += last_seq + 1
+            t0 += last_t + 1 / 30
+
+    def close(self) -> None:
+        cur, self._current = self._current, None
+        if cur is not None and hasattr(cur, "close"):
+            cur.close()
+
+
 def load_profile(path: str | None) -> Any:
     """The calibration profile at ``path`` (None without one); a bad file is a clear error."""
     if not path:
@@ -230,7 +271,8 @@ def run(args: argparse.Namespace, source: str, *, live: bool) -> int:
     viewer = None
     try:
         if not is_observation_stream(source):
-            args._frames = open_frames(source, live=live)
+            loops = getattr(args, "loop", 1)
+            args._frames = LoopedFrames(source, loops, live=live) if loops != 1 else open_frames(source, live=live)
         session, skip = build_session(args, source, device)
         frames = observation_frames(source, skip_through=skip) if is_observation_stream(source) else args._frames
         prof = load_profile(args.profile)
@@ -362,8 +404,15 @@ def _summary(args: argparse.Namespace, session: Session, stats: LoopStats, writt
         "processed": stats.processed,
         "dropped": stats.dropped,
         "corrupt": stats.corrupt,
+        "unread": stats.unread,
         "skipped": stats.skipped,
         "fps": round(stats.fps, 1),
+        "elapsed_s": round(stats.elapsed_s, 2),
+        "full_reads": stats.full_reads,
+        "read_ms_median": round(statistics.median(stats.read_ms), 1) if stats.read_ms else None,
+        "gate_ms_median": round(statistics.median(stats.gate_ms), 2) if stats.gate_ms else None,
+        "camera_faults": stats.camera_faults,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "events": session.stats.events,
         "infractions": session.stats.infractions,
         "checks": session.stats.checks,
@@ -374,6 +423,8 @@ def _summary(args: argparse.Namespace, session: Session, stats: LoopStats, writt
         print(json.dumps(summary, separators=(",", ":")))
     else:
         print(f"{stats.ended}: {stats.processed} frames judged ({stats.fps:.1f} fps, {stats.dropped} dropped, "
-              f"{stats.corrupt} corrupt); {session.stats.infractions} infraction(s); journal {summary['journal']}")
+              f"{stats.corrupt} corrupt, {stats.unread} unread); {session.stats.infractions} infraction(s); journal {summary['journal']}")
+        if stats.vision_error:
+            print(f"  vision could not read {stats.unread} frame(s); last: {stats.vision_error}")
         for p in written:
             print(f"  exported {p}")

@@ -57,7 +57,9 @@ class LoopStats:
     processed: int = 0  # frames read and judged
     dropped: int = 0  # frames the referee could not get to in time (live)
     skipped: int = 0  # frames passed over on resume
-    corrupt: int = 0
+    corrupt: int = 0  # frames the camera delivered broken (no image, wrong shape)
+    unread: int = 0  # frames vision failed on (ValueError from the reader)
+    vision_error: str = ""  # the last such failure
     camera_faults: int = 0
     elapsed_s: float = 0.0
     read_ms: list[float] = field(default_factory=list)  # per full reading (the last few hundred)
@@ -544,6 +546,17 @@ def _wanted(frame: Any, stats: LoopStats, skip_through: int) -> bool:
     return True
 
 
+def _unread(stats: LoopStats, session: Session, seq: int, exc: Exception) -> None:
+    """A frame vision could not read (a missing model, a broken input): counted, journalled once per
+    distinct message, shown in the status; the game state is kept and the next frames are read."""
+    stats.unread += 1
+    text = f"vision could not read frame {seq}: {exc}"
+    if str(exc) != stats.vision_error:
+        stats.vision_error = str(exc)
+        session.note("fault", part="vision", message=str(exc), seq=seq)
+    stats.message = text
+
+
 def _consume(source: Iterable[Any], reader: Reader, session: Session, stats: LoopStats, live: bool,
              stop: threading.Event, hooks: _Hooks, skip_through: int) -> None:
     frames, feeder = _frames_of(source, stats, live)
@@ -559,9 +572,12 @@ def _consume(source: Iterable[Any], reader: Reader, session: Session, stats: Loo
                 r0 = time.perf_counter()
                 obs = reader(frame)
                 stats.note_read((time.perf_counter() - r0) * 1000)
-            except ValueError as exc:  # CorruptFrameError included
+            except CorruptFrameError as exc:
                 stats.corrupt += 1
                 stats.message = str(exc)
+                continue
+            except ValueError as exc:  # vision could not read that frame
+                _unread(stats, session, frame.seq, exc)
                 continue
             if hooks.on_observation is not None:
                 hooks.on_observation(obs)
@@ -586,9 +602,8 @@ def _consume_gated(source: Iterable[Any], reader: GatedReader, session: Session,
             return
         try:
             obs = reader.builder.build(slot)
-        except ValueError as exc:  # the reader could not read that frame
-            stats.corrupt += 1
-            stats.message = str(exc)
+        except ValueError as exc:  # vision could not read that frame: the referee goes on blind to it
+            _unread(stats, session, slot.seq, exc)
             return
         if slot.full and job is not None:
             stats.note_read(job.ms)

@@ -49,6 +49,7 @@ class StatusModel:
     fps: float = 0.0
     dropped: int = 0
     corrupt: int = 0
+    unread: int = 0  # frames vision failed on
     device: str = ""
     position_id: str = ""  # director's view only
     director_notes: tuple[str, ...] = ()  # director's view only
@@ -98,6 +99,7 @@ def model_of(session: Session, stats: LoopStats | None = None, *, device: str = 
         fps=stats.fps if stats is not None else 0.0,
         dropped=stats.dropped if stats is not None else 0,
         corrupt=stats.corrupt if stats is not None else 0,
+        unread=stats.unread if stats is not None else 0,
         device=device,
         position_id=session.snapshot()["position"],
         director_notes=tuple(j.verdict.director for j in session.judged[-3:] if j.verdict.director),
@@ -135,6 +137,8 @@ def render(m: StatusModel, *, director: bool = False) -> Panel:
             t.append(line + "\n")
         parts.append(t)
     foot = f"{m.fps:.1f} fps, {m.dropped} dropped, {m.corrupt} corrupt"
+    if m.unread:
+        foot += f", {m.unread} unread by vision"
     if m.device:
         foot += f"   device: {m.device}"
     parts.append(Text(foot, style="dim"))

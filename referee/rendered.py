@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from referee.session import Judged, Session, SessionInfo
+from referee.tracker import TrackerConfig
 from rules.laws.verdicts import VerdictKind
 from rules.position import Side
 from rules.record import MatchRecord, Move
@@ -35,6 +36,7 @@ from vision.sim.game import INFRACTIONS, GameDirector, GameScript, PlayedMove, S
 __all__ = [
     "Catch",
     "GameScore",
+    "RealVision",
     "SimFrame",
     "oracle_reader",
     "referee_game",
@@ -71,6 +73,85 @@ def oracle_reader(frame: Any) -> BoardObservation:
     if truth is None:
         raise ValueError(f"frame {getattr(frame, 'seq', '?')} has no ground truth (the oracle needs rendered frames)")
     return truth_to_observation(truth if isinstance(truth, Truth) else Truth.from_json(truth))
+
+
+class RealVision:
+    """The real reader (:class:`vision.reader.BoardReader`) as the referee's reader of rendered frames.
+
+    The profile is the renderer's exact camera (``vision.training.rendered.profile_for``, read from
+    the first frame's truth) unless one is given: it measures vision and the referee, not
+    calibration.  The truth beside each frame is never looked at after that.
+
+    One guard around the reader's motion gate (``vision.motion.MotionGate``): the gate judges a
+    hand by skin colour *that differs from its reference*, and renews the reference only on still
+    frames without such skin.  A skin-coloured object that comes to rest (a die, a light checker)
+    therefore reads as a hand for ever, and the reader never reads the board again.  So the
+    adapter keeps its own pixel-change count on the same small copy of the frame; when nothing at
+    all has changed for ``rest_frames`` frames (the gate's ``still_frames``) while the reader still reports covered regions, it
+    reads the frame with :meth:`BoardReader.read_image` (no motion history: a real hand is left to
+    the slot model, which never reads a slot under a hand), and keeps that reading until something
+    moves.  ``stats`` counts how often that happened (``rescued``).
+    """
+
+    def __init__(self, reader: Any = None, profile: Any = None, *, rest_frames: int | None = None) -> None:
+        if reader is None:
+            from vision.reader import BoardReader
+
+            reader = BoardReader()
+        self.reader = reader
+        self.profile = profile
+        # as long as the reader's own gate waits before a full reading
+        self.rest_frames = int(reader.config.still_frames) if rest_frames is None else rest_frames
+        self.stats: dict[str, float] = {"frames": 0, "full": 0, "rescued": 0, "read_ms": 0.0}
+        self._small: np.ndarray | None = None
+        self._rest = 0
+        self._held: BoardObservation | None = None
+
+    @property
+    def count_confidence(self) -> float:
+        """The reader's own confidence threshold for a count (the tracker should use it)."""
+        return float(self.reader.config.count_min_confidence)
+
+    def _quiet(self, image: np.ndarray) -> bool:
+        import cv2
+
+        cfg = self.reader.config
+        h, w = image.shape[:2]
+        small = cv2.resize(image, (max(1, round(w * cfg.motion_scale)), max(1, round(h * cfg.motion_scale))),
+                           interpolation=cv2.INTER_AREA)
+        grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
+        prev, self._small = self._small, grey
+        if prev is None or prev.shape != grey.shape:
+            self._rest = 0
+        elif float((cv2.absdiff(grey, prev) > cfg.motion_threshold).mean()) > cfg.motion_fraction:
+            self._rest = 0
+            self._held = None
+        else:
+            self._rest += 1
+        return self._rest >= self.rest_frames
+
+    def __call__(self, frame: Any) -> BoardObservation:
+        import time
+        from dataclasses import replace
+
+        if self.profile is None:
+            from vision.training.rendered import profile_for
+
+            self.profile = profile_for(frame.truth)
+        t0 = time.perf_counter()
+        quiet = self._quiet(frame.image)
+        obs: BoardObservation = self.reader.read(frame, self.profile)
+        if not obs.still and obs.covered and quiet:
+            if self._held is None:
+                self._held = self.reader.read_image(frame.image, self.profile, seq=frame.seq, t=frame.t)
+                self.stats["rescued"] += 1
+                self.stats["full"] += 1
+            obs = replace(self._held, seq=frame.seq, t=frame.t)
+        elif any(k == "checkers" for k, _ in obs.timings_ms):
+            self.stats["full"] += 1
+        self.stats["frames"] += 1
+        self.stats["read_ms"] += (time.perf_counter() - t0) * 1000.0
+        return obs
 
 
 def session_info_for(seating: Seating, **kw: Any) -> SessionInfo:
@@ -118,6 +199,7 @@ class GameScore:
     catches: list[Catch] = field(default_factory=list)
     false_alarms: list[Judged] = field(default_factory=list)
     checks: list[Judged] = field(default_factory=list)
+    resolved: list[Judged] = field(default_factory=list)  # applied as the likeliest reading, marked unsure
     played: list[PlayedMove] = field(default_factory=list)
     recorded: list[tuple[Side, tuple[int, int], str]] = field(default_factory=list)
     winner: Side | None = None
@@ -155,6 +237,7 @@ def score_game(seed: int, director: GameDirector, judged: list[tuple[int, Judged
     score = GameScore(seed, director.turn_no, director.seq, played=list(director.record), winner=director.winner)
     infr = [(seq, j, w) for seq, j, w in judged if j.verdict.kind is VerdictKind.INFRACTION]
     score.checks = [j for _, j, _ in judged if j.verdict.kind is VerdictKind.CHECK]
+    score.resolved = [j for _, j, _ in judged if j.emitted.unsure and j.verdict.kind is not VerdictKind.CHECK]
     used: set[int] = set()
     seeded = sorted(director.seeded, key=lambda s: s.seq)
     for n, s in enumerate(seeded):
@@ -201,17 +284,26 @@ def referee_game(
     session: Session | None = None,
     on_frame: Callable[[SimFrame, list[Judged]], None] | None = None,
     clock: Callable[[], float] | None = None,
+    clean: bool = True,
 ) -> GameScore:
-    """Referee one rendered game; return how the referee did against the script."""
+    """Referee one rendered game; return how the referee did against the script.
+
+    With a :class:`RealVision` reader the frames are rendered (``pixels`` forced on) and the
+    tracker uses :meth:`TrackerConfig.for_real_vision` with the reader's own count threshold.
+    ``clean=False`` renders with the simulator's sensor noise and drift (as the demo does).
+    """
     import time
 
     from vision.sim.config import SimConfig
 
-    director = GameDirector(seed, script=script, cfg=SimConfig.clean(), width=width, height=height,
-                            timing=timing, pixels=pixels)
+    real = reader if isinstance(reader, RealVision) else None
+    pixels = pixels or real is not None
+    director = GameDirector(seed, script=script, cfg=SimConfig.clean() if clean else SimConfig(), width=width,
+                            height=height, timing=timing, pixels=pixels)
     if session is None:
-        session = Session.start(session_info_for(director.seating, laws=laws, source=f"sim:{seed}"), None,
-                                evidence=False)
+        info = session_info_for(director.seating, laws=laws, source=f"sim:{seed}")
+        tcfg = TrackerConfig.for_real_vision(info.white_seat, real.count_confidence) if real is not None else None
+        session = Session.start(info, None, evidence=False, tracker_config=tcfg)
     read = reader or oracle_reader
     now = clock or time.perf_counter
     judged: list[tuple[int, Judged, float]] = []

@@ -78,6 +78,21 @@ class TrackerConfig:
     # Which long side's right-hand table each area is, for dice with no owner colour:
     # the NEAR seat's right-hand table is Area.RIGHT_TABLE (vision.geometry's convention).
     white_right_table: Area = Area.RIGHT_TABLE
+    # Real vision (``referee.rendered.RealVision``; docs/referee_vision.md) reads dice faces, places
+    # and flat/cocked with gaps: a die missed, a face or flat/cocked unread.  These make the tracker
+    # resolve such throws instead of waiting for a perfect reading:
+    unknown_cocked_is_flat: bool = False  # flat/cocked undecided (None): take it as flat, never ask
+    lift_needs_all: bool = False  # the play ends when every one of the mover's dice is gone (not either)
+    same_die_by_place: bool = False  # a die where a mover's die lay is that die, whatever face is read
+    setup_min_sure: int = 18  # an unsure set-up needs this many of the 24 points read with confidence
+    infer_missed_dice: bool = False  # a throw with a die missed or a face unread: infer the roll from the play
+
+    @classmethod
+    def for_real_vision(cls, white_seat: str, count_confidence: float = 0.99, **kw: Any) -> TrackerConfig:
+        """The config for the real reader: its own count threshold; dice matched by place; a play
+        ends when all the mover's dice are gone (a die missed in one reading is not a lift)."""
+        return cls.for_seating(white_seat, count_confidence=count_confidence, lift_needs_all=True,
+                               same_die_by_place=True, infer_missed_dice=True, unknown_cocked_is_flat=True, **kw)
 
     @classmethod
     def for_seating(cls, white_seat: str, **kw: Any) -> TrackerConfig:
@@ -110,6 +125,7 @@ class SeenDie:
     y: float
     owner: Side | None
     edge: bool = False  # within the boundary margin of another area
+    face_sure: bool = False  # the face was read with confidence
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +139,8 @@ class Scene:
     cube: tuple[int | None, str] | None
 
     def key(self) -> tuple[Any, ...]:
-        dice = tuple(sorted((d.face, d.flat, d.area, d.on_die, round(d.x / 5), round(d.y / 5)) for d in self.dice))
+        dice = tuple(sorted((-1 if d.face is None else d.face, d.flat, d.area, d.on_die, round(d.x / 5), round(d.y / 5))
+                           for d in self.dice))
         return (self.board, self.sure, dice, self.cube)
 
 
@@ -140,6 +157,7 @@ class TrackerState:
     other_xy: tuple[tuple[float, float], ...] = ()  # other dice on the board (void or premature)
     stale_xy: tuple[tuple[float, float], ...] = ()  # dice left lying after a turn (not a new throw)
     early: bool = False  # the mover's dice are an early (premature) throw, not yet played with
+    guess: bool = False  # the mover's throw was not read fully (``dice`` 0 = unread): inferred from the play
     cube_law: tuple[int, str] = (64, "middle")  # the cube as the laws have it (face shown, where)
     opening: tuple[tuple[str, int, float, float], ...] = ()  # (side letter, face, x, y) of opening dice
     cube_face: int | None = 64
@@ -165,6 +183,7 @@ class TrackerState:
             "other_xy": [list(p) for p in self.other_xy],
             "stale_xy": [list(p) for p in self.stale_xy],
             "early": self.early,
+            "guess": self.guess,
             "cube_law": list(self.cube_law),
             "opening": [list(o) for o in self.opening],
             "cube_face": self.cube_face,
@@ -193,6 +212,7 @@ class TrackerState:
                 other_xy=tuple((float(x), float(y)) for x, y in d["other_xy"]),
                 stale_xy=tuple((float(x), float(y)) for x, y in d.get("stale_xy", ())),
                 early=bool(d.get("early", False)),
+                guess=bool(d.get("guess", False)),
                 cube_law=(int(d.get("cube_law", (64, "middle"))[0]), str(d.get("cube_law", (64, "middle"))[1])),
                 opening=tuple((str(s), int(f), float(x), float(y)) for s, f, x, y in d["opening"]),
                 cube_face=d["cube_face"],
@@ -300,6 +320,7 @@ def reconcile(before: Position, dice: Dice | tuple[int, int], board: Board, conf
         found = plays.find(position_of(board, before.turn.opponent))
         return Reconciled(Verdict.EXACT, board, found, ())
     best: tuple[float, int, Play] | None = None
+    nearest: tuple[float, int, Play] | None = None
     for k, play in enumerate(plays):
         cand = board_of(play.after)
         cost = 0.0
@@ -308,12 +329,13 @@ def reconcile(before: Position, dice: Dice | tuple[int, int], board: Board, conf
             diff = abs(seen[0] - want[0]) + abs(seen[1] - want[1])
             if diff and confidences[i] >= min_confidence:
                 agrees = False
-                break
             cost += diff * (0.05 + confidences[i])
         if agrees and (best is None or (cost, k) < best[:2]):
             best = (cost, k, play)
-    if best is None:
-        return Reconciled(Verdict.UNCLEAR, board, None, doubtful)
+        if nearest is None or (cost, k) < nearest[:2]:
+            nearest = (cost, k, play)
+    if best is None:  # the board as read; the nearest legal play beside it
+        return Reconciled(Verdict.UNCLEAR, board, nearest[2] if nearest else None, doubtful)
     return Reconciled(Verdict.RESOLVED, board_of(best[2].after), best[2], doubtful)
 
 
@@ -352,15 +374,15 @@ def _seen_die(d: DieReading, cfg: TrackerConfig) -> SeenDie:
     """
     edge = d.boundary_mm < cfg.boundary_margin_mm
     sure_cocked = d.cocked is True and d.cocked_confidence >= cfg.cocked_confidence
-    sure = (
-        d.face is not None
-        and d.face_confidence >= cfg.face_confidence
-        and d.cocked is not None
-        and d.cocked_confidence >= cfg.cocked_confidence
-        and (not edge or sure_cocked)
-    )
+    face_sure = d.face is not None and d.face_confidence >= cfg.face_confidence
+    cocked_known = d.cocked is not None and d.cocked_confidence >= cfg.cocked_confidence
+    if d.cocked is None and cfg.unknown_cocked_is_flat:
+        # the reader cannot tell flat from cocked at all (no cue): take it as flat, the way the
+        # players see nearly every die; a cocked die is then missed, never called
+        cocked_known = True
+    sure = face_sure and cocked_known and (not edge or sure_cocked)
     return SeenDie(d.face, sure, not bool(d.cocked), d.area.value, d.on_die, d.center_mm[0], d.center_mm[1],
-                   d.owner, edge)
+                   d.owner, edge, face_sure)
 
 
 def _near(d: SeenDie, places: Sequence[tuple[float, float]], mm: float) -> bool:
@@ -456,15 +478,31 @@ class Tracker:
         s = self.state
         out: list[Emitted] = []
         on_board = sum(w + b for w, b in sc.board[:25])
-        if not sc.sure or on_board != 30 or sc.dice:
+        unsure_points: tuple[int, ...] = ()
+        if not sc.sure and not sc.dice:
+            # an unsure reading that agrees with the starting array on every region read with
+            # confidence (and reads enough points so) is taken as the starting array, marked unsure
+            cc = self.config.count_confidence
+            sure_points = sum(c >= cc for c in sc.confidences[:24])
+            agrees = all(c < cc or seen == want for seen, want, c in zip(sc.board, STARTING_BOARD, sc.confidences,
+                                                                           strict=True))
+            if agrees and sure_points >= self.config.setup_min_sure:
+                unsure_points = tuple(i + 1 for i in range(24) if sc.confidences[i] < cc)
+                sc = replace(sc, board=STARTING_BOARD)
+                on_board = 30
+        if not (sc.sure or sc.board == STARTING_BOARD) or on_board != 30 or sc.dice:
             return out
         if s.offer is not None and s.turn is not None:
             out.append(Emitted(CubeDropped(s.turn.opponent if _side(s.offer[0]) is s.turn else s.turn, t=t), seq))
         pos = position_of(sc.board, Side.WHITE)
         points = _changed_points(STARTING_BOARD, sc.board)
-        out.append(Emitted(GameSetUp(pos, t=t), seq, points))
+        if unsure_points:
+            out.append(Emitted(GameSetUp(pos, t=t), seq, unsure_points, unsure=True,
+                               note="unsure reading taken as the starting array: please check these points"))
+        else:
+            out.append(Emitted(GameSetUp(pos, t=t), seq, points))
         self.state = replace(s, phase=Phase.OPENING, turn=None, start=sc.board, sent=sc.board, dice=None,
-                             dice_xy=(), other_xy=(), opening=(), offer=None, game=s.game + 1, move=0)
+                             dice_xy=(), other_xy=(), opening=(), offer=None, game=s.game + 1, move=0, guess=False)
         return out
 
     def _opening(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
@@ -544,6 +582,8 @@ class Tracker:
         if s.phase is Phase.PLAYING:
             out += self._checkers(sc, seq, t)
             lifted = len(mover_dice) < len(s.dice_xy)  # a turn ends when either die is lifted
+            if cfg.lift_needs_all:  # ... but a die missed in one reading is not a lift
+                lifted = not mover_dice
             if len(fresh) >= 2 and not lifted:  # the opponent threw before this play was complete
                 out += self._throw_event(turn.opponent, fresh[:2], seq, t)
                 self.state = replace(self.state, other_xy=tuple((d.x, d.y) for d in fresh[:2]))
@@ -582,16 +622,23 @@ class Tracker:
         if sc.board != s.sent and ((sc.board != s.board and not sc.dice) or len(fresh) >= 2):
             # checkers moved without a throw, or a correction seen only with the next throw down
             out += self._checkers(sc, seq, t)
-        if len(fresh) >= 2:
+        thrown = fresh[:2] if len(fresh) >= 2 else (fresh if cfg.infer_missed_dice else [])
+        if thrown:
             if s.offer is not None:
                 out.append(Emitted(CubeTaken(_side(s.offer[0]).opponent, t=t), seq, note="taken by playing on"))
                 self.state = replace(self.state, offer=None, cube_law=(s.offer[1], _side(s.offer[0]).opponent.name.lower()))
-            out += self._throw_event(turn, fresh[:2], seq, t)
-            if all(d.flat and self._rest(d, turn) is Rest.RIGHT_TABLE and not d.on_die for d in fresh[:2]):
-                self._start_play(fresh[:2], sc, seq)
+            if len(thrown) < 2 or not all(d.face_sure for d in thrown):
+                # a die missed or a face unread: the throw is inferred from the play when the dice
+                # are lifted (never judged on a guess); seen as lying validly until then
+                self._start_play(thrown, sc, seq, guess=True)
+                return out
+            out += self._throw_event(turn, thrown, seq, t)
+            if all((cfg.infer_missed_dice and not d.sure)
+                   or (d.flat and self._rest(d, turn) is Rest.RIGHT_TABLE and not d.on_die) for d in thrown):
+                self._start_play(thrown, sc, seq)
             else:
                 self.state = replace(self.state, phase=Phase.VOID_THROW,
-                                     dice_xy=tuple((d.x, d.y) for d in fresh[:2]))
+                                     dice_xy=tuple((d.x, d.y) for d in thrown))
         return out
 
     def _is_mover_die(self, d: SeenDie) -> bool:
@@ -599,20 +646,37 @@ class Tracker:
         s = self.state
         faces: tuple[int | None, ...] = s.dice if s.dice is not None and len(s.dice) == len(s.dice_xy) else \
             (None,) * len(s.dice_xy)
-        return any(math.hypot(d.x - x, d.y - y) <= self.config.same_die_mm and (f is None or d.face in (f, None))
+        if self.config.same_die_by_place:
+            faces = (None,) * len(s.dice_xy)
+        return any(math.hypot(d.x - x, d.y - y) <= self.config.same_die_mm and (not f or d.face in (f, None))
                    for (x, y), f in zip(s.dice_xy, faces, strict=True))
 
-    def _start_play(self, dice: Sequence[SeenDie], sc: Scene, seq: int) -> None:
+    def _start_play(self, dice: Sequence[SeenDie], sc: Scene, seq: int, *, guess: bool = False) -> None:
         s = self.state
-        faces = (dice[0].face or 1, dice[1].face or 1)
-        self.state = replace(s, phase=Phase.PLAYING, dice=faces, dice_xy=tuple((d.x, d.y) for d in dice),
-                             other_xy=(), stale_xy=(), early=False, start=sc.board, move=s.move + 1)
+        if guess:
+            read = [d.face if d.face_sure and d.face is not None else 0 for d in dice]
+            faces = (*read, 0, 0)[:2]
+        else:
+            faces = (dice[0].face or 1, dice[1].face or 1)
+        # the play starts from the board the laws have when this reading is unsure
+        start = sc.board if sc.sure or s.sent is None else s.sent
+        self.state = replace(s, phase=Phase.PLAYING, dice=(faces[0], faces[1]),
+                             dice_xy=tuple((d.x, d.y) for d in dice), other_xy=(), stale_xy=(), early=False,
+                             start=start, move=s.move + 1, guess=guess)
 
     def _throw_event(self, thrower: Side, dice: Sequence[SeenDie], seq: int, t: float) -> list[Emitted]:
+        """The throw as seen; a die whose face is read but whose place or flatness is unsure is taken
+        as lying validly (the likeliest reading), and the throw is marked unsure: never accused."""
+        if not self.config.infer_missed_dice:
+            unsure = not all(d.sure for d in dice)
+            ev = DiceThrown(thrower, (self._throw(dice[0], thrower), self._throw(dice[1], thrower)), t=t,
+                            uncertain=unsure)
+            return [Emitted(ev, seq, unsure=unsure)]
+        throws = tuple(self._throw(d, thrower) if d.sure else DieThrow(d.face or 1) for d in dice)
         unsure = not all(d.sure for d in dice)
-        ev = DiceThrown(thrower, (self._throw(dice[0], thrower), self._throw(dice[1], thrower)), t=t,
-                        uncertain=unsure)
-        return [Emitted(ev, seq, unsure=unsure)]
+        ev = DiceThrown(thrower, (throws[0], throws[1]), t=t)
+        return [Emitted(ev, seq, unsure=unsure,
+                        note="where a die rests or whether it is flat is unsure: taken as valid" if unsure else "")]
 
     def _checkers(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
         s = self.state
@@ -636,7 +700,10 @@ class Tracker:
         out: list[Emitted] = []
         final = s.board if s.board is not None else sc.board
         conf_board = sc.board
-        if not sc.sure and s.start is not None:
+        if s.guess and s.start is not None:
+            out += self._inferred_play(sc, seq, t)
+            final = self.state.sent or final
+        elif not sc.sure and s.start is not None:
             rec = reconcile(position_of(s.start, s.turn), s.dice, conf_board, _confidences(sc),
                             min_confidence=self.config.count_confidence)
             before = position_of(s.start, s.turn)
@@ -646,6 +713,13 @@ class Tracker:
                                    note="unsure reading resolved to the likeliest legal play"))
                 final = rec.board
                 self.state = replace(s, sent=rec.board)
+            elif self.config.infer_missed_dice and rec.play is not None:
+                # no legal play agrees with what was read confidently, but the reading is unsure:
+                # the nearest legal play keeps the laws in step with the game; the players check
+                out.append(Emitted(PositionObserved(rec.play.after, t=t), seq, rec.doubtful, unsure=True,
+                                   note="unsure reading that no legal play fits: please check the position"))
+                final = board_of(rec.play.after)
+                self.state = replace(s, sent=final)
             else:
                 out.append(Emitted(PositionObserved(position_of(conf_board, s.turn), t=t, uncertain=True), seq,
                                    rec.doubtful, unsure=True, note="unsure reading: please check the position"))
@@ -654,12 +728,84 @@ class Tracker:
         out.append(Emitted(DiceLifted(turn, t=t), seq))
         over = final[25][0] == 15 or final[26][1] == 15
         self.state = replace(s, phase=Phase.GAME_OVER if over else Phase.TO_THROW, turn=turn.opponent,
-                             dice=None, dice_xy=())
+                             dice=None, dice_xy=(), guess=False)
         early = [d for d in sc.dice if _near(d, s.other_xy, self.config.same_die_mm)]
         if not over and len(early) >= 2:  # the opponent's premature throw lies there: it is his throw
             self._start_play(early[:2], sc, seq)
             self.state = replace(self.state, early=True)
         return out
+
+
+    def _inferred_play(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        """The dice were not read fully: the throw is the one whose legal play best fits the board.
+
+        Every roll that agrees with the faces read is tried; the play nearest to the reading (every
+        region read with confidence agreeing, if any such play exists) decides the roll.  The throw
+        and the play go to the laws as the likeliest reading, marked unsure: never an accusation.
+        """
+        s = self.state
+        assert s.turn is not None and s.dice is not None and s.start is not None
+        before = position_of(s.start, s.turn)
+        rolled, rec = infer_throw(before, s.dice, sc.board, sc.confidences, min_confidence=self.config.count_confidence)
+        a, b = rolled
+        pos = rec.play.after if rec.play is not None else before
+        fits = rec.verdict is not Verdict.UNCLEAR
+        self.state = replace(s, sent=board_of(pos), dice=rolled)
+        seen = "+".join(str(f) if f else "?" for f in s.dice)
+        return [
+            Emitted(DiceThrown(s.turn, (DieThrow(a), DieThrow(b)), t=t), seq, unsure=True,
+                    note=f"dice read {seen}: the throw {a}{b} inferred from the play"),
+            Emitted(PositionObserved(pos, t=t), seq, rec.doubtful, unsure=True,
+                    note="the likeliest legal play of the inferred throw" if fits else
+                    "no legal play fits what was read: the nearest one is taken; please check the position"),
+        ]
+
+
+def infer_throw(before: Position, known: tuple[int, ...], board: Board, confidences: Sequence[float], *,
+                min_confidence: float = 0.9) -> tuple[tuple[int, int], Reconciled]:
+    """The throw (and its play) that best explains a reading of the board after an unread throw.
+
+    ``known`` holds the faces read (0: unread).  Among the rolls that agree with them, the legal
+    play agreeing with every region read with confidence and nearest to the reading wins (on a tie,
+    the higher roll: the order is 66, 65, ... 11); if none agrees, the nearest play overall, UNCLEAR.
+
+    >>> from rules.position import Position
+    >>> start = Position.initial()
+    >>> after = Position.from_gnubg_id('sGfwATDgc/ABMA', Side.BLACK)   # 8/5 6/5 (3-1)
+    >>> infer_throw(start, (3, 0), board_of(after), [1.0] * 27)[0]
+    (3, 1)
+    """
+    faces = [f for f in known if f]
+    rolls = [(a, b) for a in range(6, 0, -1) for b in range(a, 0, -1)
+             if all(faces.count(f) <= (a, b).count(f) for f in faces)]
+    best: tuple[float, int, tuple[int, int], Play] | None = None
+    nearest: tuple[float, int, tuple[int, int], Play] | None = None
+    k = 0
+    for roll in rolls:
+        try:
+            plays = legal_plays(before, Dice(*roll))
+        except PositionError:
+            continue
+        for play in plays:
+            k += 1
+            cand = board_of(play.after)
+            cost = 0.0
+            agrees = True
+            for i, (seen, want) in enumerate(zip(board, cand, strict=True)):
+                diff = abs(seen[0] - want[0]) + abs(seen[1] - want[1])
+                if diff and confidences[i] >= min_confidence:
+                    agrees = False
+                cost += diff * (0.05 + confidences[i])
+            if agrees and (best is None or cost < best[0]):
+                best = (cost, k, roll, play)
+            if nearest is None or cost < nearest[0]:
+                nearest = (cost, k, roll, play)
+    doubtful = tuple(i + 1 for i in range(24) if confidences[i] < min_confidence)
+    if best is not None:
+        return best[2], Reconciled(Verdict.RESOLVED, board_of(best[3].after), best[3], doubtful)
+    if nearest is not None:
+        return nearest[2], Reconciled(Verdict.UNCLEAR, board_of(nearest[3].after), nearest[3], doubtful)
+    return (max(faces or [1]), min(faces or [1]) if len(faces) > 1 else 1), Reconciled(Verdict.UNCLEAR, board)
 
 
 def _confidences(sc: Scene) -> tuple[float, ...]:

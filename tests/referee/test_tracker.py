@@ -143,7 +143,8 @@ def test_reconcile_never_overrides_confident_regions() -> None:
     board[23] = (0, 0)
     board[22] = (2, 0)
     rec = reconcile(START, (5, 3), tuple(board), conf)
-    assert rec.verdict is Verdict.UNCLEAR and rec.play is None
+    assert rec.verdict is Verdict.UNCLEAR and rec.board == tuple(board)  # the reading as it is
+    assert rec.play is not None and rec.play.notation() == "8/3 6/3"  # the nearest legal play, beside it
 
 
 def test_cube_offer_and_take() -> None:

@@ -306,11 +306,24 @@ def run(args: argparse.Namespace, source: str, *, live: bool) -> int:
                 assert recorder is not None
                 recorder.write(json.dumps(encode_observation(obs), separators=(",", ":")) + "\n")
 
-        view = _view(args, session)
+        view = _view(args, session, device)
         reopen = (lambda: open_frames(source, live=live)) if live else None
         try:
+            # the same recording again after --resume: pass over what the journal has judged; a camera, or
+            # another recording (the next part of the session): its frames follow the last one judged
+            skip_through, continue_after = skip, None
+            if live:
+                skip_through, continue_after = -1, skip
+            elif args.resume:
+                current, after = _current_source(args.resume, session.info.source)
+                if _same_source(current, source):  # numbered as when it was first played
+                    continue_after = after if after >= 0 else None
+                else:
+                    session.note("source", source=source, after_seq=skip)
+                    skip_through, continue_after = -1, skip
             stats = run_loop(frames, reader, session, live=live, stop=stop, reopen=reopen, on_tick=view.tick,
-                             skip_through=skip, on_frame=on_frame, on_observation=on_observation)
+                             skip_through=skip_through, continue_after=continue_after,
+                             on_frame=on_frame, on_observation=on_observation)
         finally:
             view.close(stats)
         out_dir = Path(args.exports) if args.exports else Path(session.journal.path).parent if session.journal \
@@ -332,6 +345,25 @@ def run(args: argparse.Namespace, source: str, *, live: bool) -> int:
             session.close()
         if device is not None:
             device.close()
+
+
+def _current_source(journal: str, first: str) -> tuple[str, int]:
+    """The recording a journal was last fed from, and the frame number its frames follow (-1: none)."""
+    from referee.journal import read_journal
+
+    current, after = first, -1
+    for rec in read_journal(journal).of_kind("source"):
+        current, after = str(rec.data.get("source", "")), int(rec.data.get("after_seq", -1))
+    return current, after
+
+
+def _same_source(journalled: str, source: str) -> bool:
+    if journalled == source:
+        return True
+    try:
+        return Path(journalled).resolve() == Path(source).resolve()
+    except OSError:
+        return False
 
 
 def _peek_profile(frames: SimFrames, into: dict[str, Any]) -> Iterator[Any]:
@@ -357,9 +389,47 @@ def _lazy_marker(first_truth: dict[str, Any], profile_for: Callable[[dict[str, A
     return mark
 
 
-class _View:
-    def __init__(self, args: argparse.Namespace, session: Session) -> None:
+class DeviceWatch:
+    """Follows the device's connection (its own threads reconnect it): each unplug and return is
+    journalled as a fault and shown in the status; alerts sent meanwhile are kept by the driver and
+    shown when the device is back."""
+
+    def __init__(self, device: Any, session: Session) -> None:
+        self.device = device
         self.session = session
+        self.text = "" if device is None else "connecting"
+        self.unplugs = 0
+
+    def poll(self) -> str:
+        """Take the device's news (never blocks); the status line for the device."""
+        if self.device is None:
+            return ""
+        import queue
+
+        from firmware_bridge.device import Connected, Disconnected, ResetSeen
+
+        while True:
+            try:
+                ev = self.device.events.get_nowait()
+            except queue.Empty:
+                break
+            if isinstance(ev, Disconnected):
+                self.unplugs += 1
+                self.text = f"device lost ({ev.reason}): the game goes on; alerts show when it is back"
+                self.session.note("fault", part="device", message=ev.reason, seq=self.session.last_seq)
+            elif isinstance(ev, Connected):
+                if self.unplugs:
+                    self.session.note("fault", part="device", message="device back", seq=self.session.last_seq)
+                self.text = "connected"
+            elif isinstance(ev, ResetSeen):
+                self.session.note("fault", part="device", message="device reset", seq=self.session.last_seq)
+        return self.text
+
+
+class _View:
+    def __init__(self, args: argparse.Namespace, session: Session, device: Any = None) -> None:
+        self.session = session
+        self.watch = DeviceWatch(device, session)
         self.director = bool(args.director)
         self.live: Any = None
         self.quiet = bool(args.no_status) or not sys.stdout.isatty()
@@ -375,9 +445,13 @@ class _View:
             self.live.start()
 
     def tick(self, stats: LoopStats) -> None:
+        before = self.watch.text
+        dev = self.watch.poll()
         if self.live is not None:
-            self.live.update(self._render(self._model_of(self.session, stats), director=self.director))
+            self.live.update(self._render(self._model_of(self.session, stats, device=dev), director=self.director))
             return
+        if dev != before and dev:
+            print(f"bgref: device: {dev}", file=sys.stderr)
         # plain log lines: one per judged event that is not ok
         new = self.session.judged[-(self.session.stats.events - self._last_events):] if \
             self.session.stats.events > self._last_events else []
@@ -392,8 +466,8 @@ class _View:
             self.live.stop()
 
 
-def _view(args: argparse.Namespace, session: Session) -> _View:
-    return _View(args, session)
+def _view(args: argparse.Namespace, session: Session, device: Any = None) -> _View:
+    return _View(args, session, device)
 
 
 def _summary(args: argparse.Namespace, session: Session, stats: LoopStats, written: list[Path]) -> None:

@@ -412,6 +412,40 @@ class _ReadAhead:
 
 
 
+class _Continuity:
+    """Keeps frame numbers (and times) increasing across a reopened camera or a new recording.
+
+    A webcam opened again (or a second recording after ``--resume``) numbers its frames from 0; the
+    tracker ignores frames it has already seen, so the new ones are shifted to follow the last.
+    """
+
+    def __init__(self, after_seq: int) -> None:
+        self.last_seq = after_seq
+        self.last_t: float | None = None
+        self._offset: int | None = None
+        self._t_offset = 0.0
+
+    def restart(self) -> None:
+        self._offset = None
+
+    def __call__(self, frame: Any) -> Any:
+        from dataclasses import fields, is_dataclass, replace
+
+        seq = getattr(frame, "seq", None)
+        if seq is None:
+            return frame
+        if self._offset is None:
+            self._offset = max(0, self.last_seq + 1 - seq)
+            t = getattr(frame, "t", None)
+            self._t_offset = (self.last_t + 1 / 30 - t) if (self._offset and self.last_t is not None and t is not None
+                                                             and t <= self.last_t) else 0.0
+        if self._offset and is_dataclass(frame) and {"seq", "t"} <= {f.name for f in fields(frame)}:
+            frame = replace(frame, seq=seq + self._offset, t=getattr(frame, "t", 0.0) + self._t_offset)  # type: ignore[type-var]
+        self.last_seq = max(self.last_seq, frame.seq)
+        self.last_t = getattr(frame, "t", self.last_t)
+        return frame
+
+
 def run_loop(
     source: Iterable[Any],
     reader: Reader,
@@ -427,6 +461,7 @@ def run_loop(
     close: Callable[[], None] | None = None,
     on_frame: Callable[[Any], None] | None = None,
     on_observation: Callable[[BoardObservation], None] | None = None,
+    continue_after: int | None = None,
 ) -> LoopStats:
     """Run until the source ends, ``stop`` is set, or the camera is gone for good.
 
@@ -434,6 +469,10 @@ def run_loop(
     any callable frame -> observation (called here, in order).  ``on_frame`` sees every good
     frame as it is gated (the ``--show`` window), ``on_observation`` every observation in order
     just before the session judges it (``--record-observations``).
+
+    ``skip_through``: frames numbered up to it are passed over (replaying the same recording after
+    ``--resume``).  ``continue_after``: frames are renumbered to follow it (a camera or another
+    recording after ``--resume``); live, a reopened camera's frames always follow the last one.
     """
     stats = LoopStats()
     stop = stop or threading.Event()
@@ -442,13 +481,18 @@ def run_loop(
     current: Iterable[Any] = source
     backoff = 0.25
     hooks = _Hooks(on_tick, tick_s, on_frame, on_observation, t0)
+    continuity = _Continuity(continue_after) if continue_after is not None else _Continuity(-1) if live else None
     try:
         while not stop.is_set():
             try:
+                fed: Iterable[Any] = current
+                if continuity is not None:
+                    continuity.restart()
+                    fed = map(continuity, current)
                 if isinstance(reader, GatedReader):
-                    _consume_gated(current, reader, session, stats, live, stop, hooks, skip_through)
+                    _consume_gated(fed, reader, session, stats, live, stop, hooks, skip_through)
                 else:
-                    _consume(current, reader, session, stats, live, stop, hooks, skip_through)
+                    _consume(fed, reader, session, stats, live, stop, hooks, skip_through)
                 stats.ended = stats.ended or ("stopped" if stop.is_set() else "the video ended")
                 break
             except OSError as exc:  # the camera went away (CameraError is an OSError)

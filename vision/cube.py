@@ -9,9 +9,11 @@ one is installed (``vision/models/cube_face.onnx``); without it the face is None
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -20,17 +22,67 @@ import numpy.typing as npt
 from rules.position import Side
 from vision.config import VisionConfig
 from vision.geometry import Area, LongSide
-from vision.observation import CubePosition, CubeReading
+from vision.observation import CUBE_FACES, CubePosition, CubeReading
+
+CUBE_MODEL = Path(__file__).resolve().parent / "models" / "cube_face.onnx"
+PATCH = 48
+"""Side (pixels) of the rectified crop the cube model reads."""
+CROP_SIDES = 1.8
+"""The crop spans this many cube sides: the found window may be off the top face's centre by up
+to half a side (an oblique view shows side faces and a shadow beside the top)."""
+MODEL_FACES: tuple[int, ...] = (2, 4, 8, 16, 32, 64)
+CUBE_CLASSES: tuple[tuple[int, int], ...] = ((0, 0), *((f, q) for f in MODEL_FACES for q in range(4)))
+"""The model's classes: (0, 0) "not a cube", then (face, quarter turns of the numeral's up from the crop's up)."""
+assert set(MODEL_FACES) == set(CUBE_FACES)
+
+
+@dataclass(frozen=True, slots=True)
+class CubeConfig:
+    """Thresholds of the cube stage (defaults match VisionConfig's cube fields)."""
+
+    min_confidence: float = 0.9
+    """Face probability (summed over the numeral's four turns) below which the face is unsure."""
+    min_contrast: float = 18.0
+    """Grey-level contrast a cube-sized square needs against its surroundings to count as the cube."""
+    middle_band_mm: float = 40.0
+    """Position confidence ramps from 0 on the board's long centre line to 1 this far from it."""
+    edge_weight: float = 1.0
+    """Weight of a window's edge energy (mean gradient magnitude above its ring's) in its cube score."""
+    candidates_per_place: int = 3
+    """Cube-like windows kept per place for the model to judge."""
+    model_candidates: int = 4
+    """How many of the best windows (all places together) the model judges."""
+    min_cube_probability: float = 0.5
+    """The chosen window must look like a cube to the model at least this much to give a sure position..."""
+    rival_cube_probability: float = 0.3
+    """...and no window that would give another position may look like a cube this much."""
+    ambiguous_ratio: float = 0.7
+    """Without a model: a second window with this fraction of the best contrast makes the position unsure."""
+    min_position_confidence: float = 0.9
+    """Below this a position counts as unsure (VisionConfig.observation_min_confidence)."""
+
+    @classmethod
+    def from_vision(cls, cfg: VisionConfig) -> CubeConfig:
+        return cls(min_confidence=cfg.cube_min_confidence, min_contrast=cfg.cube_min_contrast,
+                   middle_band_mm=cfg.cube_middle_band_mm, min_position_confidence=cfg.observation_min_confidence)
+
+
+def _cube_config(cfg: VisionConfig | CubeConfig) -> CubeConfig:
+    return cfg if isinstance(cfg, CubeConfig) else CubeConfig.from_vision(cfg)
 
 
 @dataclass(frozen=True, slots=True)
 class CubeBlob:
+    """A cube-like square on the plane of a cube's top: centre and side (board mm), edge angle
+    (degrees, 0..90, board frame), its contrast, and the height ``z_mm`` of the plane it was found on."""
+
     center_mm: tuple[float, float]
     side_mm: float
     rotation_deg: float
     contrast: float
     ambiguous: bool = False
     """Another place showed a similar cube-like contrast: the position is unsure."""
+    z_mm: float = 0.0
 
 
 def _search_rects(profile: Any) -> list[tuple[Any, float]]:
@@ -52,8 +104,9 @@ class CubeSampler:
 
     def __init__(self, profile: Any) -> None:
         self.profile = profile
-        self.maps: list[tuple[Any, npt.NDArray[np.float32], npt.NDArray[np.float32]]] = []
-        for rect, z in _search_rects(profile):
+        self.places = _search_rects(profile)
+        self.maps: list[tuple[Any, float, npt.NDArray[np.float32], npt.NDArray[np.float32]]] = []
+        for rect, z in self.places:
             w = int((rect.x1 - rect.x0) * self.PPM)
             h = int((rect.y1 - rect.y0) * self.PPM)
             if w < 4 or h < 4:
@@ -61,68 +114,87 @@ class CubeSampler:
             gx, gy = np.meshgrid(rect.x0 + (np.arange(w) + 0.5) / self.PPM, rect.y0 + (np.arange(h) + 0.5) / self.PPM)
             pts = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, z)], axis=1)
             img = profile.board_to_image(pts).astype(np.float32)
-            self.maps.append((rect, np.ascontiguousarray(img[:, 0].reshape(h, w)),
+            self.maps.append((rect, z, np.ascontiguousarray(img[:, 0].reshape(h, w)),
                               np.ascontiguousarray(img[:, 1].reshape(h, w))))
 
-    def patches(self, gray: npt.NDArray[Any]) -> list[tuple[Any, npt.NDArray[Any]]]:
-        return [(rect, cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
-                for rect, mx, my in self.maps]
+    def patches(self, gray: npt.NDArray[Any]) -> list[tuple[Any, float, npt.NDArray[Any]]]:
+        """(rect, z, patch) per place: the image remapped onto the plane of a cube's top there."""
+        return [(rect, z, cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+                for rect, z, mx, my in self.maps]
 
 
-def find_cube(gray: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfig) -> CubeBlob | None:
+def find_cube(gray: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfig | CubeConfig) -> CubeBlob | None:
     """The most contrasted cube-sized square in the places a cube rests (None when nothing stands out)."""
-    s = sampler.profile.spec
-    ppm = sampler.PPM
-    found: list[CubeBlob] = []
-    for rect, patch8 in sampler.patches(gray):
-        patch = patch8.astype(np.float32)
-        k_in = max(3, int(s.cube_size_mm * ppm * 0.7))
-        k_out = max(k_in + 2, int(s.cube_size_mm * ppm * 1.5))
-        h, w = patch.shape
-        if h < k_out or w < k_in:
-            continue
-        inner = cv2.blur(patch, (k_in, k_in))
-        outer = cv2.blur(patch, (k_out, k_out))
-        ring = (outer * k_out * k_out - inner * k_in * k_in) / (k_out * k_out - k_in * k_in)
-        score = np.abs(inner - ring)
-        y, x = np.unravel_index(int(np.argmax(score)), score.shape)
-        contrast = float(score[y, x])
-        if contrast < config.cube_min_contrast:
-            continue
-        blob = _blob_at(patch, inner, ring, int(x), int(y), ppm, s.cube_size_mm, contrast, rect)
-        if blob is None:  # a contrast peak that is not cube-shaped: keep it, at half weight
-            blob = CubeBlob((rect.x0 + (x + 0.5) / ppm, rect.y0 + (y + 0.5) / ppm), s.cube_size_mm, 0.0, contrast / 2)
-        found.append(blob)
-    found.sort(key=lambda b: -b.contrast)
+    return _pick(find_cube_candidates(gray, sampler, config), _cube_config(config))
+
+
+def _pick(found: list[CubeBlob], cfg: CubeConfig) -> CubeBlob | None:
     if not found:
         return None
     best = found[0]
-    if len(found) > 1 and found[1].contrast > 0.7 * best.contrast:
+    if len(found) > 1 and found[1].contrast > cfg.ambiguous_ratio * best.contrast:
         best = replace(best, ambiguous=True)
     return best
 
 
-def _blob_at(patch: npt.NDArray[Any], inner: npt.NDArray[Any], ring: npt.NDArray[Any], x: int, y: int, ppm: float,
-             size: float, contrast: float, rect: Any) -> CubeBlob | None:
-    """The square blob at a contrast peak, or None when it is not cube-sized and square."""
-    light = inner[y, x] > ring[y, x]
-    thr = (inner[y, x] + ring[y, x]) / 2
-    mask = ((patch > thr) if light else (patch < thr)).astype(np.uint8) * 255
-    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(3, int(size * ppm * 0.3)) | 1,) * 2)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, k)
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    cnt = next((c for c in contours if cv2.pointPolygonTest(c, (float(x), float(y)), False) >= 0), None)
-    if cnt is None:
-        return None
-    (rx, ry), (rw, rh), a = cv2.minAreaRect(cnt)
-    side = math.sqrt(max(rw * rh, 0.0)) / ppm
-    if not 0.7 * size <= side <= 1.6 * size or max(rw, rh) / max(min(rw, rh), 1e-6) > 1.6:
-        return None
-    return CubeBlob((rect.x0 + (rx + 0.5) / ppm, rect.y0 + (ry + 0.5) / ppm), side, float(a % 90.0), contrast)
+def find_cube_candidates(gray: npt.NDArray[Any], sampler: CubeSampler,
+                         config: VisionConfig | CubeConfig) -> list[CubeBlob]:
+    """Cube-like squares in the places a cube rests, most cube-like first.
+
+    Each place's image on the plane of a cube's top is scored per cube-sized window by its mean
+    contrast against the ring around it plus its edge energy (a light cube on a light tray has
+    little contrast but sharp edges and a dark numeral); the best few local maxima of each place,
+    a cube apart, are kept.  The edge angle (0..90) comes from the window's gradients (four-fold
+    symmetric mean orientation).
+    """
+    cfg = _cube_config(config)
+    s = sampler.profile.spec
+    ppm = sampler.PPM
+    size = s.cube_size_mm
+    k_in = max(3, int(size * ppm * 0.8))
+    k_out = max(k_in + 2, int(size * ppm * 1.6))
+    found: list[CubeBlob] = []
+    for rect, z, patch8 in sampler.patches(gray):
+        patch = patch8.astype(np.float32)
+        h, w = patch.shape
+        if h < k_out or w < k_in:
+            continue
+        gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3)
+        mag = cv2.magnitude(gx, gy)
+        inner = cv2.blur(patch, (k_in, k_in))
+        outer = cv2.blur(patch, (k_out, k_out))
+        ring = (outer * k_out * k_out - inner * k_in * k_in) / (k_out * k_out - k_in * k_in)
+        e_in = cv2.blur(mag, (k_in, k_in))
+        e_out = cv2.blur(mag, (k_out, k_out))
+        e_ring = (e_out * k_out * k_out - e_in * k_in * k_in) / (k_out * k_out - k_in * k_in)
+        score = np.abs(inner - ring) + cfg.edge_weight * np.maximum(e_in - e_ring, 0.0)
+        # the window must lie inside the place (a cube resting there is inside it)
+        m = k_in // 2
+        score[:m, :] = 0
+        score[h - m:, :] = 0
+        score[:, :max(0, m - int(0.2 * size * ppm))] = 0
+        score[:, w - max(0, m - int(0.2 * size * ppm)):] = 0
+        c2 = (np.cos(4 * np.arctan2(gy, gx)) * mag, np.sin(4 * np.arctan2(gy, gx)) * mag)
+        for _ in range(cfg.candidates_per_place):
+            y, x = np.unravel_index(int(np.argmax(score)), score.shape)
+            val = float(score[y, x])
+            if val < cfg.min_contrast:
+                break
+            r = max(1, int(size * ppm * 0.5))
+            ys, xs = slice(max(0, y - r), y + r + 1), slice(max(0, x - r), x + r + 1)
+            ang = math.degrees(math.atan2(float(c2[1][ys, xs].sum()), float(c2[0][ys, xs].sum())) / 4.0) % 90.0
+            found.append(CubeBlob((rect.x0 + (x + 0.5) / ppm, rect.y0 + (y + 0.5) / ppm), size, ang, val, z_mm=z))
+            sup = int(size * ppm * 1.2)
+            score[max(0, y - sup):y + sup + 1, max(0, x - sup):x + sup + 1] = 0
+    found.sort(key=lambda b: -b.contrast)
+    return found
 
 
-def cube_position(profile: Any, center_mm: tuple[float, float], config: VisionConfig) -> tuple[CubePosition, float]:
+def cube_position(profile: Any, center_mm: tuple[float, float],
+                  config: VisionConfig | CubeConfig) -> tuple[CubePosition, float]:
     """MIDDLE on the bar; otherwise the side of whoever sits on that long side; with a confidence."""
+    cfg = _cube_config(config)
     layout = profile.layout
     x, y = center_mm
     if layout.area_of(x, y) is Area.BAR:
@@ -131,23 +203,163 @@ def cube_position(profile: Any, center_mm: tuple[float, float], config: VisionCo
     long_side = LongSide.NEAR if near else LongSide.FAR
     side = Side.WHITE if layout.seating.side_of(Side.WHITE) is long_side else Side.BLACK
     margin = abs(y - profile.spec.depth_mm / 2)
-    conf = min(1.0, margin / config.cube_middle_band_mm)
+    conf = min(1.0, margin / cfg.middle_band_mm)
     return (CubePosition.WHITE_SIDE if side is Side.WHITE else CubePosition.BLACK_SIDE), conf
 
 
-def read_cube(gray: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfig,
-              numeral: Any | None = None) -> CubeReading | None:
+# ---------------------------------------------------------------------- the numeral
+def cube_patch(gray: npt.NDArray[Any], profile: Any, blob: CubeBlob, px: int = PATCH) -> npt.NDArray[np.uint8]:
+    """The cube's top face rectified on its own plane (``px`` x ``px`` grey), as seen from above.
+
+    The crop's columns run along the found edge direction ``blob.rotation_deg`` (board frame), its
+    rows run against the perpendicular ("up" of the crop = board direction rotation_deg + 90
+    from +x, i.e. the board's +y turned by rotation_deg): unmirrored, so a numeral whose up is
+    the crop's up reads upright.  The crop spans ``CROP_SIDES`` cube sides (``blob.side_mm`` is the
+    board's cube size for found windows).  Training and inference both cut crops here.
+    """
+    side = CROP_SIDES * blob.side_mm
+    t = math.radians(blob.rotation_deg)
+    eu = np.array([math.cos(t), math.sin(t)])
+    eup = np.array([-math.sin(t), math.cos(t)])
+    g = (np.arange(px) + 0.5) / px - 0.5
+    du, dv = np.meshgrid(g * side, g * side)
+    cx, cy = blob.center_mm
+    bx = cx + du * eu[0] - dv * eup[0]
+    by = cy + du * eu[1] - dv * eup[1]
+    pts = np.stack([bx.ravel(), by.ravel(), np.full(bx.size, blob.z_mm)], axis=1)
+    img = profile.board_to_image(pts).astype(np.float32)
+    mx = np.ascontiguousarray(img[:, 0].reshape(px, px))
+    my = np.ascontiguousarray(img[:, 1].reshape(px, px))
+    return np.asarray(cv2.remap(gray, mx, my, cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE), np.uint8)
+
+
+def normalise_cube_patch(patch: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+    """Zero mean, unit spread (float32): the model's input for one crop."""
+    p = patch.astype(np.float32)
+    return (p - float(p.mean())) / max(float(p.std()), 8.0)
+
+
+def class_of(face: int, rotation_deg: float, crop_deg: float) -> int:
+    """The model class of ``face`` whose numeral's up is at ``rotation_deg`` (truth convention: from
+    the board's +y, counter-clockwise seen from above) in a crop aligned at ``crop_deg``."""
+    q = round(((rotation_deg - crop_deg) % 360.0) / 90.0) % 4
+    return CUBE_CLASSES.index((face, q))
+
+
+def rotation_of(crop_deg: float, quarter_turns: int) -> float:
+    """The numeral's rotation (degrees from the board's +y, 0..360) from the crop's angle and the turn."""
+    return (crop_deg + 90.0 * quarter_turns) % 360.0
+
+
+@dataclass(frozen=True, slots=True)
+class NumeralRead:
+    """What the numeral model says of one crop."""
+
+    face: int | None
+    """The most likely face, None when "not a cube" is likelier than any face."""
+    confidence: float
+    """The face's probability summed over its four turns (of "not a cube" when face is None)."""
+    quarter_turns: int
+    """Quarter turns (counter-clockwise seen from above) of the numeral's up from the crop's up."""
+    cube_probability: float
+    """1 - P(not a cube): how cube-like the crop is, used to choose among the found windows."""
+
+
+class Numeral(Protocol):
+    def __call__(self, gray: npt.NDArray[Any], profile: Any, blob: CubeBlob) -> NumeralRead: ...
+
+
+class CubeNumeral:
+    """The cube-face model (loaded once): reads the rectified crop in its four quarter turns and
+    averages the aligned probabilities."""
+
+    def __init__(self, path: Path = CUBE_MODEL) -> None:
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.input = self.session.get_inputs()[0].name
+
+    def probabilities(self, patch: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+        """Class probabilities of a crop (test-time averaged over its four quarter turns)."""
+        x = np.stack([normalise_cube_patch(np.ascontiguousarray(np.rot90(patch, t))) for t in range(4)])[:, None]
+        logits = np.asarray(self.session.run(None, {self.input: x})[0], np.float64)
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        p = e / e.sum(axis=1, keepdims=True)
+        # a crop turned t quarter turns shows class (f, q + t): bring each back to the crop's frame
+        out = p[0].copy()
+        for t in range(1, 4):
+            aligned = np.empty_like(p[t])
+            aligned[0] = p[t][0]
+            aligned[1:] = np.roll(p[t][1:].reshape(len(MODEL_FACES), 4), -t, axis=1).ravel()
+            out += aligned
+        return np.asarray(out / 4.0, np.float64)
+
+    def __call__(self, gray: npt.NDArray[Any], profile: Any, blob: CubeBlob) -> NumeralRead:
+        p = self.probabilities(cube_patch(gray, profile, blob))
+        faces = p[1:].reshape(len(MODEL_FACES), 4)
+        per_face = faces.sum(axis=1)
+        i = int(np.argmax(per_face))
+        cube_p = float(1.0 - p[0])
+        if p[0] >= per_face[i]:
+            return NumeralRead(None, float(p[0]), 0, cube_p)
+        return NumeralRead(MODEL_FACES[i], float(per_face[i]), int(np.argmax(faces[i])), cube_p)
+
+
+class NoNumeral:
+    """A numeral reader that reads nothing: :func:`read_cube` then finds the cube by contrast alone."""
+
+    def __call__(self, gray: npt.NDArray[Any], profile: Any, blob: CubeBlob) -> NumeralRead:
+        return NumeralRead(None, 0.0, 0, 0.0)
+
+
+NO_NUMERAL = NoNumeral()
+
+
+@functools.lru_cache(maxsize=1)
+def default_numeral() -> CubeNumeral | None:
+    """The installed cube model, loaded once on first use (None when it is not installed)."""
+    return CubeNumeral(CUBE_MODEL) if CUBE_MODEL.is_file() else None
+
+
+def read_cube(gray: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfig | CubeConfig,
+              numeral: Numeral | None = None) -> CubeReading | None:
+    """Find the cube, say where it sits, read its numeral and its rotation.
+
+    ``numeral`` defaults to the installed model (:func:`default_numeral`; ``NO_NUMERAL``: none).  With a model, the most
+    cube-like of the best found windows is the cube, and the position is unsure when a window in
+    another place is nearly as cube-like; without one, the most contrasted window is, and the face
+    is None.  The face is None when the model is unsure (below ``min_confidence``); the rotation is
+    the numeral's up in board degrees (0 = toward +y, counter-clockwise seen from above) when the
+    face is read, else the found edge angle (0..90).
+    """
+    cfg = _cube_config(config)
     profile = sampler.profile
-    blob = find_cube(gray, sampler, config)
-    if blob is None:
+    found = find_cube_candidates(gray, sampler, cfg)
+    if not found:
         return None
-    pos, pconf = cube_position(profile, blob.center_mm, config)
-    if blob.ambiguous:
+    if numeral is None:
+        numeral = default_numeral()
+    if numeral is None or isinstance(numeral, NoNumeral):
+        blob = _pick(found, cfg)
+        assert blob is not None
+        pos, pconf = cube_position(profile, blob.center_mm, cfg)
+        return CubeReading(None, 0.0, pos, round(blob.rotation_deg, 1),
+                           round(min(pconf, 0.5) if blob.ambiguous else pconf, 4))
+    reads = [(b, numeral(gray, profile, b)) for b in found[: cfg.model_candidates]]
+    reads.sort(key=lambda br: -br[1].cube_probability)
+    blob, nr = reads[0]
+    pos, pconf = cube_position(profile, blob.center_mm, cfg)
+    size = profile.spec.cube_size_mm
+    rivals = [r.cube_probability for b, r in reads[1:]
+              if math.dist(b.center_mm, blob.center_mm) > 1.5 * size
+              and cube_position(profile, b.center_mm, cfg)[0] is not pos]
+    if nr.cube_probability < cfg.min_cube_probability or (rivals and max(rivals) > cfg.rival_cube_probability):
         pconf = min(pconf, 0.5)
-    face: int | None = None
-    fconf = 0.0
-    if numeral is not None:
-        face, fconf = numeral(gray, profile, blob)
-        if fconf < config.cube_min_confidence:
-            face = None
-    return CubeReading(face, round(fconf, 4), pos, round(blob.rotation_deg, 1), round(pconf, 4))
+    face = nr.face if nr.face is not None and nr.confidence >= cfg.min_confidence else None
+    rotation = rotation_of(blob.rotation_deg, nr.quarter_turns) if face is not None else blob.rotation_deg
+    return CubeReading(face, round(nr.confidence if face is not None else 0.0, 4), pos, round(rotation, 1),
+                       round(pconf, 4))

@@ -1,0 +1,392 @@
+"""Train the cube-face classifier and export it to ONNX: ``python -m vision.training cube ...``.
+
+Data: rendered frames with the cube showing any face (2..64) in any position (middle, either side)
+and any yaw, from this module's own scene generator (``random_scene`` with its cube replaced; one
+camera serves several cube poses, since each new camera costs seconds of static-board tracing).
+Frames are cached in ``/tmp/bgref_renders/cube_train`` and ``cube_heldout`` (seed ranges
+``CUBE_TRAIN_SEEDS`` / ``CUBE_HELDOUT_SEEDS``, disjoint from every other seed range).
+
+Crops come from :func:`vision.cube.cube_patch`, the same code inference uses: the top face
+rectified on its own plane, aligned to the found square's edges.  The model answers one of 25
+classes: "not a cube", or (face, quarter turn) for 6 faces x 4 turns, so a numeral read upside
+down is still read, and the turn gives the cube's rotation.
+
+Development only: needs PyTorch (``pip install torch==2.13.0``); reproducible from ``--seed``;
+one CPU thread.  Writes ``vision/models/cube_face.onnx`` and ``cube_face.train.json``.
+
+Commands::
+
+    python -m vision.training.cube render train 0 160      # cameras 0..159 of the training range
+    python -m vision.training.cube render heldout 0 40
+    python -m vision.training.cube train --epochs 14
+    python -m vision.training.cube eval                     # the held-out cube set
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.cube import (
+    CUBE_CLASSES,
+    CUBE_MODEL,
+    PATCH,
+    CubeBlob,
+    CubeConfig,
+    CubeSampler,
+    class_of,
+    cube_patch,
+    find_cube_candidates,
+    normalise_cube_patch,
+)
+from vision.training.rendered import cache_dir, profile_for
+
+CUBE_TRAIN_SEEDS = range(600_000, 610_000)
+"""Cameras (random scenes) for training crops; each camera carries several cube poses."""
+CUBE_HELDOUT_SEEDS = range(700_000, 710_000)
+"""Cameras for the held-out all-faces cube set (never trained on)."""
+POSES_PER_CAMERA = 8
+FACES = (2, 4, 8, 16, 32, 64)
+SETS = {"train": CUBE_TRAIN_SEEDS, "heldout": CUBE_HELDOUT_SEEDS}
+
+
+def set_dir(name: str) -> Path:
+    return cache_dir() / f"cube_{name}"
+
+
+# ---------------------------------------------------------------------- rendering
+def render_camera(name: str, index: int, poses: int = POSES_PER_CAMERA, width: int = 1280, height: int = 720) -> int:
+    """Render ``poses`` frames of camera ``index`` of set ``name`` (cached); returns how many were new.
+
+    The scene is ``random_scene(seed)`` without hands (a covered cube has no face to learn); the
+    cube is replaced by a seeded random one: any face, middle / white / black, any yaw.
+    """
+    from vision.sim.config import SimConfig
+    from vision.sim.render import render
+    from vision.sim.scene import place_cube, random_scene
+    from vision.sim.truth import build_truth
+
+    seeds = SETS[name]
+    seed = seeds[index]
+    d = set_dir(name)
+    d.mkdir(parents=True, exist_ok=True)
+    new = 0
+    scene = None
+    for k in range(poses):
+        png, js = d / f"{seed}_{k}.png", d / f"{seed}_{k}.json"
+        if png.is_file() and js.is_file():
+            continue
+        if scene is None:
+            scene = random_scene(seed, SimConfig(hands_p=0.0), width=width, height=height)
+        rng = random.Random(seed * 31 + k)
+        face = rng.choice(FACES)
+        pos = rng.choice(("middle", "white", "black"))
+        s2 = replace(scene, cube=place_cube(scene.layout, face, pos, rng))
+        img, info = render(s2)
+        truth = build_truth(s2, info)
+        cv2.imwrite(str(png), img)
+        js.write_text(json.dumps(truth))
+        new += 1
+    return new
+
+
+def frames(name: str) -> list[tuple[Path, dict[str, Any]]]:
+    """The cached frames of a set: (image path, truth), sorted."""
+    out = []
+    for js in sorted(set_dir(name).glob("*.json")):
+        png = js.with_suffix(".png")
+        if png.is_file():
+            out.append((png, json.loads(js.read_text())))
+    return out
+
+
+def load_gray(png: Path) -> npt.NDArray[np.uint8]:
+    g = load_gray(png)
+    if g is None:
+        raise ValueError(f"cannot read {png}")
+    return np.asarray(g, np.uint8)
+
+
+# ---------------------------------------------------------------------- samples
+@dataclass(frozen=True, slots=True)
+class CubeSample:
+    """Where to crop (the found or true square) and what the crop shows."""
+
+    image: Path
+    blob: CubeBlob
+    label: int  # CUBE_CLASSES index; 0 = not a cube
+
+
+def samples_of_frame(png: Path, truth: dict[str, Any], gray: npt.NDArray[np.uint8], sampler: CubeSampler,
+                     cfg: CubeConfig, rng: random.Random, negatives: int = 1) -> list[CubeSample]:
+    """The crops inference would cut from this frame: the finder's windows, labelled by the truth
+    (the window nearest the cube, within half a side, is the cube; windows away from it are not),
+    and ``negatives`` random windows where a cube could rest.  A frame whose cube the finder
+    misses still gives one crop, centred on the true cube and aligned to its edges."""
+    tc = truth["cube"]
+    size = sampler.profile.spec.cube_size_mm
+    cx, cy, cz = tc["center_mm"]
+    face, rot = int(tc["face"]), float(tc["rotation_deg"])
+    out: list[CubeSample] = []
+    cands = find_cube_candidates(gray, sampler, cfg)
+    dist = [math.hypot(b.center_mm[0] - cx, b.center_mm[1] - cy) for b in cands]
+    hit = min(range(len(cands)), key=lambda i: dist[i]) if cands else -1
+    if hit >= 0 and dist[hit] <= 0.6 * size:
+        out.append(CubeSample(png, cands[hit], class_of(face, rot, cands[hit].rotation_deg)))
+    else:
+        blob = CubeBlob((cx, cy), size, rot % 90.0, 0.0, z_mm=cz + size / 2)
+        out.append(CubeSample(png, blob, class_of(face, rot, blob.rotation_deg)))
+    out.extend(CubeSample(png, b, 0) for b, d in zip(cands, dist, strict=True) if d > 1.2 * size)
+    for _ in range(negatives):
+        for _try in range(10):
+            rect, z = sampler.places[rng.randrange(len(sampler.places))]
+            x = rng.uniform(rect.x0 + size / 2, rect.x1 - size / 2)
+            y = rng.uniform(rect.y0 + size / 2, rect.y1 - size / 2)
+            if math.hypot(x - cx, y - cy) > 1.3 * size:
+                out.append(CubeSample(png, CubeBlob((x, y), size, rng.uniform(0, 90), 0.0, z_mm=z), 0))
+                break
+    return out
+
+
+def collect(name: str, seed: int, negatives: int = 1) -> list[CubeSample]:
+    rng = random.Random(seed)
+    cfg = CubeConfig()
+    out: list[CubeSample] = []
+    samplers: dict[str, CubeSampler] = {}
+    for png, truth in frames(name):
+        if truth.get("cube") is None:
+            continue
+        key = json.dumps(truth["camera"], sort_keys=True) + json.dumps(truth["board"], sort_keys=True)
+        if key not in samplers:
+            samplers.clear()
+            samplers[key] = CubeSampler(profile_for(truth))
+        gray = load_gray(png)
+        out.extend(samples_of_frame(png, truth, gray, samplers[key], cfg, rng, negatives))
+    return out
+
+
+def augment(gray: npt.NDArray[np.uint8], profile: Any, s: CubeSample, rng: random.Random) -> tuple[np.ndarray, int]:
+    """One augmented normalised crop and its label: the inference crop, jittered, quarter-turned."""
+    b = s.blob
+    size = profile.spec.cube_size_mm
+    j = 0.12 * size
+    jb = replace(b, center_mm=(b.center_mm[0] + rng.uniform(-j, j), b.center_mm[1] + rng.uniform(-j, j)),
+                 side_mm=b.side_mm * rng.uniform(0.92, 1.08), rotation_deg=b.rotation_deg + rng.uniform(-8, 8))
+    patch = cube_patch(gray, profile, jb)
+    label = s.label
+    turns = rng.randrange(4)
+    if turns:
+        patch = np.ascontiguousarray(np.rot90(patch, turns))
+        if label:
+            face_i, q = divmod(label - 1, 4)
+            label = 1 + face_i * 4 + (q + turns) % 4
+    if rng.random() < 0.3:
+        patch = np.asarray(cv2.GaussianBlur(patch, (3, 3), rng.uniform(0.3, 1.0)), np.uint8)
+    p = patch.astype(np.float32) * rng.uniform(0.6, 1.3) + rng.uniform(-40, 40)
+    if rng.random() < 0.3:  # a glare streak
+        h, w = p.shape
+        x0 = rng.uniform(-w, w)
+        xx = np.arange(w)[None, :] + np.arange(h)[:, None] * rng.uniform(-1, 1)
+        p += rng.uniform(20, 90) * np.exp(-((xx - x0 - w / 2) / rng.uniform(2, 8)) ** 2)
+    p += np.random.default_rng(rng.randrange(2**31)).normal(0, rng.uniform(0, 8), p.shape)
+    return normalise_cube_patch(np.clip(p, 0, 255).astype(np.uint8)), label
+
+
+def build_arrays(samples: list[CubeSample], copies: int, neg_copies: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = random.Random(seed)
+    xs: list[np.ndarray] = []
+    ys: list[int] = []
+    profiles: dict[Path, Any] = {}
+    by_image: dict[Path, list[CubeSample]] = {}
+    for s in samples:
+        by_image.setdefault(s.image, []).append(s)
+    for img_path, group in by_image.items():
+        gray = load_gray(img_path)
+        truth = json.loads(img_path.with_suffix(".json").read_text())
+        prof = profiles.get(img_path) or profile_for(truth)
+        for s in group:
+            for _ in range(neg_copies if s.label == 0 else copies):
+                x, y = augment(gray, prof, s, rng)
+                xs.append(x)
+                ys.append(y)
+    return np.stack(xs)[:, None], np.array(ys, np.int64)
+
+
+# ---------------------------------------------------------------------- model and training
+def make_model() -> Any:
+    import torch.nn as tnn
+
+    def block(i: int, o: int) -> list[tnn.Module]:
+        return [tnn.Conv2d(i, o, 3, padding=1, bias=False), tnn.BatchNorm2d(o), tnn.ReLU()]
+
+    return tnn.Sequential(
+        *block(1, 16), tnn.MaxPool2d(2),  # 24
+        *block(16, 32), tnn.MaxPool2d(2),  # 12
+        *block(32, 64), tnn.MaxPool2d(2),  # 6
+        *block(64, 96),
+        tnn.AdaptiveAvgPool2d(2), tnn.Flatten(), tnn.Dropout(0.1), tnn.Linear(96 * 4, len(CUBE_CLASSES)),
+    )
+
+
+def train(out: Path, *, seed: int = 7, epochs: int = 14, copies: int = 12, negatives: int = 1) -> dict[str, object]:
+    import torch
+    from torch import nn
+
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    random.seed(seed)
+    np.random.seed(seed)
+    t0 = time.time()
+    samples = collect("train", seed, negatives)
+    counts = Counter(CUBE_CLASSES[s.label][0] for s in samples)
+    n_neg = sum(1 for s in samples if s.label == 0)
+    neg_copies = max(1, round(copies * (len(samples) - n_neg) / max(n_neg, 1) / 4))
+    x, y = build_arrays(samples, copies, neg_copies, seed)
+    print(f"samples {dict(sorted(counts.items()))} -> {len(y)} crops in {time.time() - t0:.0f}s", flush=True)
+    model = make_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    steps = epochs * math.ceil(len(yt) / 128)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    gen = torch.Generator().manual_seed(seed)
+    acc = 0.0
+    for epoch in range(epochs):
+        model.train()
+        perm = torch.randperm(len(yt), generator=gen)
+        total, correct, loss_sum = 0, 0, 0.0
+        for i in range(0, len(perm), 128):
+            idx = perm[i : i + 128]
+            logits = model(xt[idx])
+            loss = nn.functional.cross_entropy(logits, yt[idx])
+            opt.zero_grad()
+            loss.backward()  # type: ignore[no-untyped-call]
+            opt.step()
+            sched.step()
+            loss_sum += float(loss.detach()) * len(idx)
+            correct += int((logits.argmax(1) == yt[idx]).sum())
+            total += len(idx)
+        acc = correct / total
+        print(f"epoch {epoch + 1}/{epochs} loss {loss_sum / total:.4f} acc {acc:.4f}", flush=True)
+    model.eval()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        model, (torch.zeros(1, 1, PATCH, PATCH),), str(out), input_names=["patch"], output_names=["logits"],
+        dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
+    )
+    record: dict[str, object] = {
+        "model": out.name,
+        "seed": seed,
+        "epochs": epochs,
+        "classes": len(CUBE_CLASSES),
+        "train_frames": len({s.image for s in samples}),
+        "train_samples": dict(sorted(counts.items())),
+        "train_crops": len(y),
+        "copies": copies,
+        "neg_copies": neg_copies,
+        "final_train_accuracy": round(acc, 4),
+        "data": f"{set_dir('train')} (cameras {CUBE_TRAIN_SEEDS.start}.., {POSES_PER_CAMERA} cube poses each)",
+        "seconds": round(time.time() - t0),
+        "torch": torch.__version__,
+    }
+    out.with_suffix(".train.json").write_text(json.dumps(record, indent=2) + "\n")
+    return record
+
+
+# ---------------------------------------------------------------------- evaluation
+def evaluate_set(name: str = "heldout", model: Path | None = None) -> dict[str, Any]:
+    """Read every cached frame of a set with :func:`vision.cube.read_cube`; exact counts."""
+    from vision.cube import CubeNumeral, read_cube
+
+    numeral = CubeNumeral(model or CUBE_MODEL)
+    cfg = CubeConfig()
+    res: dict[str, Any] = {"n": 0, "face_right": 0, "face_wrong": 0, "face_unsure": 0, "missed": 0,
+                           "position_right": 0, "position_wrong": 0, "position_unsure": 0,
+                           "rotation_within_10deg": 0, "per_face": {}, "errors": []}
+    sampler: CubeSampler | None = None
+    key = ""
+    for png, truth in frames(name):
+        tc = truth["cube"]
+        k = json.dumps(truth["camera"], sort_keys=True) + json.dumps(truth["board"], sort_keys=True)
+        if sampler is None or k != key:
+            sampler, key = CubeSampler(profile_for(truth)), k
+        gray = load_gray(png)
+        r = read_cube(gray, sampler, cfg, numeral)
+        res["n"] += 1
+        pf = res["per_face"].setdefault(str(tc["face"]), {"n": 0, "right": 0, "wrong": 0, "unsure": 0})
+        pf["n"] += 1
+        if r is None:
+            res["missed"] += 1
+            pf["unsure"] += 1
+            res["errors"].append(f"{png.name}: no cube found")
+            continue
+        if r.face is None:
+            res["face_unsure"] += 1
+            pf["unsure"] += 1
+        elif r.face == tc["face"]:
+            res["face_right"] += 1
+            pf["right"] += 1
+            dr = abs((r.rotation_deg - tc["rotation_deg"] + 180) % 360 - 180)
+            res["rotation_within_10deg"] += dr <= 10
+        else:
+            res["face_wrong"] += 1
+            pf["wrong"] += 1
+            res["errors"].append(f"{png.name}: {tc['face']} read as {r.face} ({r.face_confidence})")
+        if r.position.value == tc["position"]:
+            res["position_right"] += 1
+        elif r.position_confidence < cfg.min_position_confidence:
+            res["position_unsure"] += 1
+        else:
+            res["position_wrong"] += 1
+            res["errors"].append(f"{png.name}: {tc['position']} read as {r.position.value}")
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m vision.training cube")
+    sub = p.add_subparsers(dest="what")
+    r = sub.add_parser("render", help="render cube frames into the cache")
+    r.add_argument("set", choices=sorted(SETS))
+    r.add_argument("first", type=int)
+    r.add_argument("count", type=int)
+    t = sub.add_parser("train", help="train the cube-face classifier (needs torch)")
+    t.add_argument("--seed", type=int, default=7)
+    t.add_argument("--epochs", type=int, default=14)
+    t.add_argument("--copies", type=int, default=12)
+    t.add_argument("--out", type=Path, default=None)
+    e = sub.add_parser("eval", help="read the held-out cube set")
+    e.add_argument("--set", default="heldout", choices=sorted(SETS))
+    e.add_argument("--model", type=Path, default=None)
+    e.add_argument("--out", type=Path, default=None)
+    args = p.parse_args(argv)
+    if args.what == "render":
+        for i in range(args.first, args.first + args.count):
+            print(i, render_camera(args.set, i), flush=True)
+        return 0
+    if args.what == "eval":
+        res = evaluate_set(args.set, args.model)
+        text = json.dumps(res, indent=2)
+        if args.out:
+            args.out.write_text(text + "\n")
+        print(text)
+        return 0
+    if args.what in (None, "train"):
+        a = args if args.what else t.parse_args([])
+        print(train(a.out or CUBE_MODEL, seed=a.seed, epochs=a.epochs, copies=a.copies))
+        return 0
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

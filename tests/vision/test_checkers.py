@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pytest
 
 from rules.position import Side
 from vision.checkers import (
@@ -130,3 +133,83 @@ def test_neighbours() -> None:
     assert neighbours("p12") == ("p11",) and neighbours("p13") == ("p14",)
     assert set(neighbours("p6")) == {"p5", "p7", "bar"}
     assert set(neighbours("bar")) == {"p6", "p7", "p18", "p19"}
+
+
+def test_all_points_at_once_decode_like_one_stack_at_a_time() -> None:
+    from vision.checkers import _argmax_doubt, decode_stack, decode_stacks
+
+    rng = np.random.default_rng(3)
+    cap = LAYOUT.spec.row_capacity
+    colours = (Side.WHITE, Side.BLACK)
+    for sharp in (0.05, 0.3, 1.0):
+        ps = rng.dirichlet(np.full(len(SLOT_CLASSES), sharp), size=(24, cap))
+        fast = decode_stacks(ps, colours, 0.3)
+        for i in range(24):
+            w, b, c = decode_stack(ps[i], cap, colours, 0.3)
+            if _argmax_doubt(ps[i], None):
+                c = 0.0
+            assert fast[i][:2] == (w, b)
+            assert abs(fast[i][2] - c) < 1e-9
+
+
+def test_slot_patches_are_cut_where_the_slots_are() -> None:
+    """The fixed-point mosaic remap gives the same patches as a plain float remap of each slot."""
+    import cv2
+
+    from calibration.profile import CalibrationProfile
+    from vision.checkers import SLOT_SPAN, SlotSampler
+
+    data = Path(__file__).parent / "data"
+    prof = CalibrationProfile.load(data / "board_900023.profile.json")
+    img = cv2.imread(str(data / "board_900023.jpg"))
+    sampler = SlotSampler(prof, 20)
+    patches = sampler.patches(img)
+    assert patches.shape == (len(sampler.slots), 2, 20, 20, 3)
+    span = SLOT_SPAN * prof.spec.checker_diameter_mm
+    g = (np.arange(20) + 0.5) / 20 * span - span / 2
+    gx, gy = np.meshgrid(g, g)
+    for i in (0, 7, len(sampler.slots) - 1):
+        sl = sampler.slots[i]
+        sgn = -1 if sampler._flip(sl) else 1
+        z = sl.z + prof.spec.checker_height_mm
+        pts = np.stack([sl.x + sgn * gx.ravel(), sl.y + sgn * gy.ravel(), np.full(gx.size, z)], axis=1)
+        xy = prof.board_to_image(pts).astype(np.float32)
+        ref = cv2.remap(img, xy[:, 0].reshape(20, 20), xy[:, 1].reshape(20, 20), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE)
+        assert np.abs(ref.astype(int) - patches[i, 0].astype(int)).mean() < 1.5
+    assert patches.std() > 5  # not a blank (e.g. all-border) mosaic
+
+
+def test_slot_model_input_and_temperature() -> None:
+    from vision.reader import SlotClassifier
+
+    clf = SlotClassifier()
+    assert clf.patch >= 16
+    assert 0.3 <= clf.temperature <= 5.0
+    x = np.zeros((3, 2, clf.patch, clf.patch, 3), np.uint8)
+    p = clf.probabilities(x)
+    assert p.shape == (3, len(SLOT_CLASSES))
+    assert np.allclose(p.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_multi_position_renders_share_the_camera(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Training renders of several positions on one scene: same board and camera, other positions."""
+    from vision.training.rendered import render_variants, variant_frames
+
+    monkeypatch.setenv("BGREF_RENDER_CACHE", str(tmp_path))
+    paths = render_variants(11000, 3, 320, 180)
+    assert [p.name for p in paths] == ["11000_0.png", "11000_1.png", "11000_2.png"]
+    frames = variant_frames(320, 180)
+    assert len(frames) == 3
+    assert all(f.truth["camera"] == frames[0].truth["camera"] for f in frames)
+    assert len({json_key(f.truth["counts"]) for f in frames}) == 3
+    with pytest.raises(ValueError, match="not a training seed"):
+        from vision.training.rendered import main
+
+        main(["variants", "900000", "1", "1", "320", "180"])
+
+
+def json_key(x: object) -> str:
+    import json
+
+    return json.dumps(x, sort_keys=True)

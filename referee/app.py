@@ -54,6 +54,8 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--director", action="store_true", help="the director's view (position IDs, notes): not for players")
     p.add_argument("--show", action="store_true", help="an OpenCV window with the annotated camera view")
     p.add_argument("--json", action="store_true", help="print a JSON summary as the last line")
+    p.add_argument("--progress", type=float, default=0, metavar="SECONDS",
+                   help="print a progress line (frames, fps, memory) to stderr every SECONDS (long headless runs)")
     p.add_argument("--loop", type=int, default=1, metavar="N",
                    help="play a video or image folder N times over as one session (soak and memory runs)")
 
@@ -357,6 +359,17 @@ def _current_source(journal: str, first: str) -> tuple[str, int]:
     return current, after
 
 
+def _rss_mb() -> float:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _same_source(journalled: str, source: str) -> bool:
     if journalled == source:
         return True
@@ -433,6 +446,8 @@ class _View:
         self.director = bool(args.director)
         self.live: Any = None
         self.quiet = bool(args.no_status) or not sys.stdout.isatty()
+        self.progress_s = float(getattr(args, "progress", 0) or 0)
+        self._last_progress = time.monotonic()
         self._last_events = 0
         if not self.quiet:
             from rich.live import Live
@@ -447,6 +462,11 @@ class _View:
     def tick(self, stats: LoopStats) -> None:
         before = self.watch.text
         dev = self.watch.poll()
+        if self.progress_s and time.monotonic() - self._last_progress >= self.progress_s:
+            self._last_progress = time.monotonic()
+            print(f"bgref: progress frames={stats.frames} processed={stats.processed} dropped={stats.dropped} "
+                  f"fps={stats.fps:.1f} elapsed_s={stats.elapsed_s:.1f} games={self.session.tracker.state.game} "
+                  f"rss_mb={_rss_mb():.1f}", file=sys.stderr, flush=True)
         if self.live is not None:
             self.live.update(self._render(self._model_of(self.session, stats, device=dev), director=self.director))
             return

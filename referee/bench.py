@@ -320,74 +320,105 @@ def replay_fps(video: Path | None = None, profile: Path | None = None, *, limit:
 
 
 def memory_run(frames: int = 216_000, video: Path | None = None, profile: Path | None = None, *,
-               mode: str = "replay", sample_s: float = 5.0, out: Path | None = None) -> dict[str, Any]:
+               mode: str = "replay", sample_s: float = 10.0, out: Path | None = None,
+               max_wall_s: float | None = None) -> dict[str, Any]:
     """RSS of a real ``bgref replay`` (or ``bgref run``) process with the real reader over ``frames`` frames
-    (216,000 = two hours at 30 fps): the rendered game video looped (``--loop``), sampled from /proc.
+    (216,000 = two hours at 30 fps): the rendered game video looped (``--loop``).
 
-    The frame count at each sample is interpolated from the run's wall time (the rate is steady);
-    the slope is a least-squares fit of RSS over played hours (frames / 108,000) after the first 10 %.
+    The process reports its frame count every few seconds (``--progress``); its RSS is read from
+    /proc at the same moments.  The slope is a least-squares fit of RSS over played hours (frames
+    / 108,000) after the first 10 %.  With ``max_wall_s`` the run is stopped (SIGTERM: it ends
+    cleanly) when the time is up and the figures say how far it got.  ``out`` is rewritten after
+    every sample, so an interrupted run still leaves its figures.
     """
+    import re
+    import signal
     import subprocess
     import sys
+
+    import cv2
 
     if video is None:
         video, profile = bench_video()
     assert profile is not None
-    import cv2
-
     cap = cv2.VideoCapture(str(video))
     per_loop = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
     cap.release()
     if per_loop <= 0:
         raise ValueError(f"cannot count the frames of {video}")
     loops = max(1, -(-frames // per_loop))
+    progress = re.compile(r"bgref: progress frames=(\d+) processed=(\d+) dropped=(\d+)")
+    samples: list[tuple[float, int, float, float]] = []  # (seconds, frames, rss MB, hwm MB)
+    result: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [sys.executable, "-m", "referee", mode]
         cmd += [str(video)] if mode == "replay" else ["--camera", str(video)]
         cmd += ["--profile", str(profile), "--loop", str(loops), "--journal", str(Path(tmp) / "mem.jsonl"),
-                "--no-status", "--json"]
+                "--no-status", "--json", "--progress", str(sample_s)]
         t0 = time.perf_counter()
-        err = open(Path(tmp) / "stderr.txt", "w+", encoding="utf-8")  # noqa: SIM115 - closed below
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
-        samples: list[tuple[float, float, float]] = []  # (seconds, rss MB, hwm MB)
+        err_path = Path(tmp) / "stderr.txt"
+        with open(err_path, "w", encoding="utf-8") as err:
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
+        stopped = False
+        seen = 0
         while proc.poll() is None:
-            rss, hwm = _proc_mem(proc.pid)
-            if rss is not None:
-                samples.append((time.perf_counter() - t0, rss, hwm or rss))
             with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=sample_s)
+                proc.wait(timeout=1.0)
+            lines = err_path.read_text(encoding="utf-8", errors="replace").splitlines()
+            for line in lines[seen:]:
+                m = progress.search(line)
+                if m:
+                    rss, hwm = _proc_mem(proc.pid)
+                    if rss is not None:
+                        samples.append((time.perf_counter() - t0, int(m.group(1)), rss, hwm or rss))
+                        result = _memory_figures(mode, video, loops, frames, samples, None, t0)
+                        if out is not None:
+                            out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+            seen = len(lines)
+            if max_wall_s is not None and not stopped and time.perf_counter() - t0 > max_wall_s:
+                proc.send_signal(signal.SIGTERM)  # the run stops cleanly (journal closed, summary printed)
+                stopped = True
         stdout, _ = proc.communicate()
-        wall = time.perf_counter() - t0
-        err.seek(0)
-        stderr = err.read()
-        err.close()
+        stderr = err_path.read_text(encoding="utf-8", errors="replace")
     last = stdout.strip().splitlines()[-1] if stdout.strip() else ""
     try:
         summary = json.loads(last)
     except json.JSONDecodeError:
-        return {"memory_mode": mode, "why": f"the run failed: {stderr.strip()[-400:]}"}
-    judged = int(summary["frames"])
-    rate = judged / max(1e-9, float(summary.get("elapsed_s") or wall))
-    pts = [((t * rate) / 108_000, r) for t, r, _ in samples]
-    tail = [p for p in pts if p[0] >= 0.1 * (pts[-1][0] if pts else 0)]
-    slope = _slope(tail)
-    warm = [x for x in samples if x[0] >= 20.0] or samples
-    result = {
-        "mode": mode, "video": str(video), "loops": loops, "frames": judged,
-        "processed": summary["processed"], "dropped": summary["dropped"], "full_reads": summary.get("full_reads"),
-        "played_hours_equivalent": round(judged / 108_000, 3), "wall_s": round(wall, 1),
-        "rss_mb_start": round(warm[0][1], 1) if warm else None,  # once the loop runs (after 20 s)
-        "rss_mb_at_launch": round(samples[0][1], 1) if samples else None,
-        "rss_mb_peak": round(max(max(h for _, _, h in samples), float(summary.get("peak_rss_mb") or 0)), 1)
-        if samples else summary.get("peak_rss_mb"),
-        "rss_mb_end": round(samples[-1][1], 1) if samples else None,
-        "rss_slope_mb_per_hour": round(slope, 2) if slope is not None else None,
-        "samples": [[round(h, 3), round(r, 1)] for h, r in pts[:: max(1, len(pts) // 60)]],
-        "load_average_end": [round(x, 1) for x in os.getloadavg()],
-    }
+        return {"mode": mode, "why": f"the run failed: {stderr.strip()[-400:]}", **result}
+    result = _memory_figures(mode, video, loops, frames, samples, summary, t0)
+    result["stopped_at_time_limit"] = stopped
     if out is not None:
         out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     return result
+
+
+def _memory_figures(mode: str, video: Path, loops: int, target: int, samples: list[tuple[float, int, float, float]],
+                    summary: dict[str, Any] | None, t0: float) -> dict[str, Any]:
+    judged = int(summary["frames"]) if summary else (samples[-1][1] if samples else 0)
+    pts = [(n / 108_000, r) for _, n, r, _ in samples]
+    tail = [p for p in pts if p[0] >= 0.1 * (pts[-1][0] if pts else 0)]
+    slope = _slope(tail)
+    warm = [x for x in samples if x[0] >= 20.0] or samples
+    peak = max((h for *_, h in samples), default=0.0)
+    if summary:
+        peak = max(peak, float(summary.get("peak_rss_mb") or 0))
+    return {
+        "what": f"bgref {mode} with the real reader (vision.reader.BoardReader) on a rendered 1920x1080 game "
+                "video looped with --loop; RSS read from /proc",
+        "complete": summary is not None and judged >= target,
+        "mode": mode, "video": str(video), "loops": loops, "target_frames": target, "frames": judged,
+        "processed": summary["processed"] if summary else (None),
+        "dropped": summary["dropped"] if summary else None,
+        "full_reads": summary.get("full_reads") if summary else None,
+        "played_hours_equivalent": round(judged / 108_000, 3),
+        "wall_s": round(time.perf_counter() - t0, 1),
+        "rss_mb_start": round(warm[0][2], 1) if warm else None,
+        "rss_mb_peak": round(peak, 1),
+        "rss_mb_end": round(samples[-1][2], 1) if samples else None,
+        "rss_slope_mb_per_hour": round(slope, 2) if slope is not None else None,
+        "samples_hours_rss_mb": [[round(h, 3), round(r, 1)] for h, r in pts[:: max(1, len(pts) // 60)]],
+        "load_average": [round(x, 1) for x in os.getloadavg()],
+    }
 
 
 def _proc_mem(pid: int) -> tuple[float | None, float | None]:
@@ -454,6 +485,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--profile", type=Path, help="the calibration profile of --video")
     p.add_argument("--frames", type=int, default=216_000,
                    help="soak: frames to play (default 216,000: two hours at 30 fps)")
+    p.add_argument("--max-minutes", type=float, help="soak: stop the run after this long (the figures say how far)")
     p.add_argument("--mode", choices=("replay", "run"), default="replay", help="soak: bgref replay or bgref run")
     p.add_argument("--write", type=Path, help="soak: also write the figures to this JSON file "
                    "(docs/referee_memory.json)")
@@ -471,8 +503,9 @@ def main(argv: list[str] | None = None) -> int:
         out.update(memory(observations=5_000 if args.quick else 100_000, sample_every=1_000 if args.quick else 10_000))
     if args.only == "soak":
         soak = memory_run(3_000 if args.quick else args.frames, args.video, args.profile, mode=args.mode,
-                          out=args.write)
-        out.update({f"soak_{k}": v for k, v in soak.items() if k != "samples"})
+                          out=args.write, max_wall_s=args.max_minutes * 60 if args.max_minutes else None,
+                          sample_s=2.0 if args.quick else 10.0)
+        out.update({f"soak_{k}": v for k, v in soak.items() if k != "samples_hours_rss_mb"})
         if soak.get("rss_mb_peak"):
             out["peak_rss_mb"] = soak["rss_mb_peak"]
     ratios = {}

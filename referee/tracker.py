@@ -158,6 +158,7 @@ class TrackerState:
     stale_xy: tuple[tuple[float, float], ...] = ()  # dice left lying after a turn (not a new throw)
     early: bool = False  # the mover's dice are an early (premature) throw, not yet played with
     guess: bool = False  # the mover's throw was not read fully (``dice`` 0 = unread): inferred from the play
+    early_guess: bool = False  # the early dice lying there were not put on record (faces unread)
     cube_law: tuple[int, str] = (64, "middle")  # the cube as the laws have it (face shown, where)
     opening: tuple[tuple[str, int, float, float], ...] = ()  # (side letter, face, x, y) of opening dice
     cube_face: int | None = 64
@@ -184,6 +185,7 @@ class TrackerState:
             "stale_xy": [list(p) for p in self.stale_xy],
             "early": self.early,
             "guess": self.guess,
+            "early_guess": self.early_guess,
             "cube_law": list(self.cube_law),
             "opening": [list(o) for o in self.opening],
             "cube_face": self.cube_face,
@@ -213,6 +215,7 @@ class TrackerState:
                 stale_xy=tuple((float(x), float(y)) for x, y in d.get("stale_xy", ())),
                 early=bool(d.get("early", False)),
                 guess=bool(d.get("guess", False)),
+                early_guess=bool(d.get("early_guess", False)),
                 cube_law=(int(d.get("cube_law", (64, "middle"))[0]), str(d.get("cube_law", (64, "middle"))[1])),
                 opening=tuple((str(s), int(f), float(x), float(y)) for s, f, x, y in d["opening"]),
                 cube_face=d["cube_face"],
@@ -506,6 +509,8 @@ class Tracker:
         return out
 
     def _opening(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        if self.config.infer_missed_dice:
+            return self._opening_inferred(sc, seq, t)
         s = self.state
         out: list[Emitted] = []
         if not sc.dice:
@@ -535,6 +540,95 @@ class Tracker:
                                      dice=(faces[winner], faces[winner.opponent]),
                                      dice_xy=(xy[winner], xy[winner.opponent]), opening=(),
                                      start=self.state.board or sc.board, move=1)
+        return out
+
+    def _opening_inferred(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        """The opening throw when dice may be missed or read without a face (real vision).
+
+        A die read with a face, in a player's right-hand table, is that player's opening die (taken
+        as lying validly when its place is unsure, and marked so).  When both are read and differ,
+        play starts as usual.  Otherwise the opening throw is inferred from the opening play: once
+        the checkers have moved and no die is in sight, the opener, the two dice and the play that
+        best fit the reading (and the faces read) go to the laws, marked unsure.
+        """
+        s = self.state
+        cfg = self.config
+        out: list[Emitted] = []
+        start = s.start or STARTING_BOARD
+        cc = cfg.count_confidence
+        moved = any(c >= cc and seen != want for seen, want, c in zip(sc.board[:25], start[:25], sc.confidences,
+                                                                          strict=False))
+        if not sc.dice:
+            if moved and s.opening:
+                return self._opening_from_play(sc, seq, t)
+            if s.opening and not moved:  # a tie, lifted for the rethrow
+                self.state = replace(s, opening=())
+            return out
+        known = [k for k in s.opening if any(_near(d, [(k[2], k[3])], cfg.same_die_mm) for d in sc.dice)]
+        for d in sc.dice:
+            at = [n for n, (_, _, x, y) in enumerate(known) if _near(d, [(x, y)], cfg.same_die_mm)]
+            if at:
+                side, face, x, y = known[at[0]]
+                if not face and d.face_sure and d.face is not None:  # its face read at last
+                    known[at[0]] = (side, d.face, x, y)
+                    throw = self._throw(d, _side(side)) if d.sure else DieThrow(d.face)
+                    out.append(Emitted(OpeningDieThrown(_side(side), throw, t=t), seq, unsure=not d.sure))
+                continue
+            owner = self._owner_by_place(d)
+            if owner is None or any(side == owner.letter for side, _, _, _ in known):
+                continue
+            face = d.face if d.face_sure and d.face is not None else 0
+            known.append((owner.letter, face, d.x, d.y))
+            if face:
+                throw = self._throw(d, owner) if d.sure else DieThrow(face)
+                out.append(Emitted(OpeningDieThrown(owner, throw, t=t), seq, unsure=not d.sure,
+                                   note="" if d.sure else "where the die rests is unsure: taken as valid"))
+        self.state = replace(s, opening=tuple(known))
+        faces = {_side(side): face for side, face, _, _ in known}
+        if len(known) == 2 and all(faces.values()) and faces[Side.WHITE] != faces[Side.BLACK]:
+            w, b = faces[Side.WHITE], faces[Side.BLACK]
+            winner = Side.WHITE if w > b else Side.BLACK
+            xy = {_side(side): (x, y) for side, _, x, y in known}
+            self.state = replace(self.state, phase=Phase.PLAYING, turn=winner,
+                                 dice=(faces[winner], faces[winner.opponent]),
+                                 dice_xy=(xy[winner], xy[winner.opponent]), opening=(), start=start, move=1)
+        return out
+
+    def _opening_from_play(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        s = self.state
+        start = s.start or STARTING_BOARD
+        read = {_side(side): face for side, face, _, _ in s.opening if face}
+        best: tuple[float, Side, tuple[int, int], Play] | None = None
+        nearest: tuple[float, Side, tuple[int, int], Play] | None = None
+        for opener in (Side.WHITE, Side.BLACK):
+            before = position_of(start, opener)
+            for a in range(2, 7):
+                for b in range(1, a):
+                    if read.get(opener, a) != a or read.get(opener.opponent, b) != b:
+                        continue
+                    fit = _best_fit(before, (a, b), sc.board, sc.confidences, self.config.count_confidence)
+                    if fit is None:
+                        continue
+                    agrees, cost, play = fit
+                    if agrees and (best is None or cost < best[0]):
+                        best = (cost, opener, (a, b), play)
+                    if nearest is None or cost < nearest[0]:
+                        nearest = (cost, opener, (a, b), play)
+        pick = best or nearest
+        if pick is None:
+            return []
+        _, opener, (a, b), play = pick
+        doubtful = tuple(i + 1 for i in range(24) if sc.confidences[i] < self.config.count_confidence)
+        out: list[Emitted] = []
+        for side, v in ((opener, a), (opener.opponent, b)):
+            if side not in read:
+                out.append(Emitted(OpeningDieThrown(side, DieThrow(v), t=t), seq, unsure=True,
+                                   note=f"opening die not read: {v}, inferred from the opening play"))
+        note = "the likeliest opening play" if best else "no legal play fits what was read: the nearest is taken"
+        out.append(Emitted(PositionObserved(play.after, t=t), seq, doubtful, unsure=True, note=note))
+        out.append(Emitted(DiceLifted(opener, t=t), seq))
+        self.state = replace(s, phase=Phase.TO_THROW, turn=opener.opponent, dice=None, dice_xy=(), opening=(),
+                             start=start, sent=board_of(play.after), move=1, stale_xy=(), guess=False)
         return out
 
     # ------------------------------------------------------------------ the cube
@@ -585,7 +679,15 @@ class Tracker:
             if cfg.lift_needs_all:  # ... but a die missed in one reading is not a lift
                 lifted = not mover_dice
             if len(fresh) >= 2 and not lifted:  # the opponent threw before this play was complete
-                out += self._throw_event(turn.opponent, fresh[:2], seq, t)
+                if cfg.infer_missed_dice and not all(d.face_sure for d in fresh[:2]):
+                    # faces unread: the early throw cannot be put on record; the players check, and
+                    # the early dice are played as an inferred throw (never judged on a guess)
+                    ev = DiceThrown(turn.opponent, (DieThrow(fresh[0].face or 1), DieThrow(fresh[1].face or 1)),
+                                    t=t, uncertain=True)
+                    out.append(Emitted(ev, seq, unsure=True, note="dice thrown early, faces unread: please check"))
+                    self.state = replace(self.state, early_guess=True)
+                else:
+                    out += self._throw_event(turn.opponent, fresh[:2], seq, t)
                 self.state = replace(self.state, other_xy=tuple((d.x, d.y) for d in fresh[:2]))
             if lifted and s.early and sc.board == s.start:
                 # an early throw lifted untouched: either it stood and could not be played (the turn
@@ -731,8 +833,9 @@ class Tracker:
                              dice=None, dice_xy=(), guess=False)
         early = [d for d in sc.dice if _near(d, s.other_xy, self.config.same_die_mm)]
         if not over and len(early) >= 2:  # the opponent's premature throw lies there: it is his throw
-            self._start_play(early[:2], sc, seq)
-            self.state = replace(self.state, early=True)
+            guessed = s.early_guess
+            self._start_play(early[:2], sc, seq, guess=guessed)
+            self.state = replace(self.state, early=not guessed, early_guess=False)
         return out
 
 
@@ -780,32 +883,47 @@ def infer_throw(before: Position, known: tuple[int, ...], board: Board, confiden
              if all(faces.count(f) <= (a, b).count(f) for f in faces)]
     best: tuple[float, int, tuple[int, int], Play] | None = None
     nearest: tuple[float, int, tuple[int, int], Play] | None = None
-    k = 0
-    for roll in rolls:
-        try:
-            plays = legal_plays(before, Dice(*roll))
-        except PositionError:
+    for k, roll in enumerate(rolls):
+        fit = _best_fit(before, roll, board, confidences, min_confidence)
+        if fit is None:
             continue
-        for play in plays:
-            k += 1
-            cand = board_of(play.after)
-            cost = 0.0
-            agrees = True
-            for i, (seen, want) in enumerate(zip(board, cand, strict=True)):
-                diff = abs(seen[0] - want[0]) + abs(seen[1] - want[1])
-                if diff and confidences[i] >= min_confidence:
-                    agrees = False
-                cost += diff * (0.05 + confidences[i])
-            if agrees and (best is None or cost < best[0]):
-                best = (cost, k, roll, play)
-            if nearest is None or cost < nearest[0]:
-                nearest = (cost, k, roll, play)
+        agrees, cost, play = fit
+        if agrees and (best is None or cost < best[0]):
+            best = (cost, k, roll, play)
+        if nearest is None or cost < nearest[0]:
+            nearest = (cost, k, roll, play)
     doubtful = tuple(i + 1 for i in range(24) if confidences[i] < min_confidence)
     if best is not None:
         return best[2], Reconciled(Verdict.RESOLVED, board_of(best[3].after), best[3], doubtful)
     if nearest is not None:
         return nearest[2], Reconciled(Verdict.UNCLEAR, board_of(nearest[3].after), nearest[3], doubtful)
     return (max(faces or [1]), min(faces or [1]) if len(faces) > 1 else 1), Reconciled(Verdict.UNCLEAR, board)
+
+
+def _best_fit(before: Position, roll: tuple[int, int], board: Board, confidences: Sequence[float],
+              min_confidence: float) -> tuple[bool, float, Play] | None:
+    """The legal play of ``roll`` nearest to the reading: (agrees with every confident region, cost, play).
+
+    A play agreeing with the confident regions beats any that does not; the cost weighs each
+    region's difference by its confidence.
+    """
+    try:
+        plays = legal_plays(before, Dice(*roll))
+    except PositionError:
+        return None
+    best: tuple[bool, float, Play] | None = None
+    for play in plays:
+        cand = board_of(play.after)
+        cost = 0.0
+        agrees = True
+        for i, (seen, want) in enumerate(zip(board, cand, strict=True)):
+            diff = abs(seen[0] - want[0]) + abs(seen[1] - want[1])
+            if diff and confidences[i] >= min_confidence:
+                agrees = False
+            cost += diff * (0.05 + confidences[i])
+        if best is None or (agrees, -cost) > (best[0], -best[1]):
+            best = (agrees, cost, play)
+    return best
 
 
 def _confidences(sc: Scene) -> tuple[float, ...]:

@@ -413,8 +413,9 @@ class DeviceWatch:
         self.text = "" if device is None else "connecting"
         self.unplugs = 0
 
-    def poll(self) -> str:
-        """Take the device's news (never blocks); the status line for the device."""
+    def poll(self, wait: float = 0.0) -> str:
+        """Take the device's news (without blocking, or waiting up to ``wait`` s for the first item);
+        the status line for the device."""
         if self.device is None:
             return ""
         import queue
@@ -423,9 +424,10 @@ class DeviceWatch:
 
         while True:
             try:
-                ev = self.device.events.get_nowait()
+                ev = self.device.events.get(timeout=wait) if wait > 0 else self.device.events.get_nowait()
             except queue.Empty:
                 break
+            wait = 0.0
             if isinstance(ev, Disconnected):
                 self.unplugs += 1
                 self.text = f"device lost ({ev.reason}): the game goes on; alerts show when it is back"

@@ -21,9 +21,9 @@ from vision.camera import Frame
 
 pytest.importorskip("serial")
 
-from firmware_bridge.device import Device, DeviceConfig  # noqa: E402
-from firmware_bridge.emulator import Emulator  # noqa: E402
-from firmware_bridge.signals import IDLE_STATE, render  # noqa: E402
+from firmware_bridge.device import Device, DeviceConfig
+from firmware_bridge.emulator import Emulator
+from firmware_bridge.signals import IDLE_STATE, render
 
 
 class Recorder:

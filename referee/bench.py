@@ -262,7 +262,7 @@ def _settling_video(base_video: Path, folder: Path, frames: int, every: int = 60
     import cv2
     import numpy as np
 
-    path = folder / f"settling_{frames}_{every}.mp4"
+    path = folder / f"settling_{frames}_{every}_v2.mp4"
     if path.exists():
         return path
     cap = cv2.VideoCapture(str(base_video))
@@ -275,7 +275,7 @@ def _settling_video(base_video: Path, folder: Path, frames: int, every: int = 60
     rng = np.random.default_rng(0)
     for i in range(frames):
         img = base.copy()
-        if i % every < every // 3:
+        if i % every >= every - every // 3:  # (the first frames are still: the gate takes its reference)
             x = int(rng.integers(0, w - w // 6))
             cv2.ellipse(img, (x + w // 12, h // 3), (w // 12, h // 5), 0, 0, 360, (120, 150, 210), -1)
         out.write(img)

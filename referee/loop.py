@@ -177,9 +177,19 @@ class GatedReader:
 
     ``reader`` needs ``read_image(image, profile, seq=, t=, covered=)`` and ``config`` (a
     :class:`vision.config.VisionConfig`); ``board_check=False`` skips the board tracker.
+
+    ``rescue`` (on by default, as the demo's ``referee.rendered.RealVision``): the gate takes a
+    region as covered by a hand when skin-coloured pixels differ from its reference, and renews the
+    reference only on still frames, so a skin-coloured object that comes to rest (a die, a light
+    checker, a hand on the board in the very first frame), or the flicker of a few gate pixels in a
+    small region, would keep the scene "not still" for ever.  When almost nothing in the whole
+    frame has changed for the gate's ``still_frames`` frames, the scene is read anyway, with no
+    region taken as covered (a real hand is left to the slot model, which never reads a slot under a
+    hand); ``rescued`` counts those scenes.  ``rescue=False`` gives exactly ``BoardReader.read``.
     """
 
-    def __init__(self, reader: Any, profile: Any, *, board_check: bool = True, recheck_frames: int = 3) -> None:
+    def __init__(self, reader: Any, profile: Any, *, board_check: bool = True, recheck_frames: int = 3,
+                 rescue: bool = True) -> None:
         self.reader = reader
         self.profile = profile
         self.config = reader.config
@@ -194,6 +204,9 @@ class GatedReader:
         self._gate_profile = profile
         self._job: Job | None = None  # the reading of the current still scene
         self._job_frames = 0
+        self.rescue = rescue
+        self.rescued = 0  # scenes read although the gate still reported them covered
+        self._rest = 0  # frames in a row with (almost) no pixel changed
         self.builder = ObservationBuilder()
 
     def _make_gate(self, profile: Any) -> Any:
@@ -209,7 +222,9 @@ class GatedReader:
         t0 = time.perf_counter()
         report = self._gate.update(frame.image)
         gate_ms = (time.perf_counter() - t0) * 1000
-        if not report.still:
+        self._rest = self._rest + 1 if report.motion_fraction <= self.config.motion_fraction else 0
+        stuck = self.rescue and not report.still and bool(report.covered) and self._rest >= self.config.still_frames
+        if not report.still and not stuck:
             self._job = None
             return Slot(frame.seq, frame.t, gate_ms, report=report), None
         job = self._job
@@ -218,8 +233,9 @@ class GatedReader:
             and self._job_frames >= self.recheck_frames
         if job is not None and not job.cancelled and not recheck:
             return Slot(frame.seq, frame.t, gate_ms, job=job), None
-        job = Job(frame.image, frame.seq, frame.t, report.covered)
+        job = Job(frame.image, frame.seq, frame.t, frozenset() if stuck else report.covered)
         self._job, self._job_frames = job, 0
+        self.rescued += stuck
         return Slot(frame.seq, frame.t, gate_ms, job=job, full=True), job
 
     # ------------------------------------------------------------------ the worker's thread

@@ -159,10 +159,28 @@ def test_the_pipeline_sees_what_board_reader_read_sees_on_a_rendered_game() -> N
         pytest.skip(f"the real reader cannot read frames now: {exc}")
     got: list[BoardObservation] = []
     s = Session.start(SessionInfo(), None)
-    stats = run_loop(clip, GatedReader(_real_reader(), prof, board_check=False), s, on_observation=got.append)
+    stats = run_loop(clip, GatedReader(_real_reader(), prof, board_check=False, rescue=False), s,
+                     on_observation=got.append)
     assert stats.full_reads >= 1
 
     def bare(o: BoardObservation) -> BoardObservation:
         return replace(o, timings_ms=())
 
     assert [bare(o) for o in got] == [bare(o) for o in expected]
+
+
+def test_a_skin_coloured_object_at_rest_is_read_after_the_gate_settles() -> None:
+    """The gate keeps a skin-coloured die that came to rest "covered" for ever; the pipeline reads the
+    scene once nothing has changed for ``still_frames`` frames (and BoardReader.read alone never would)."""
+    w, h = 640, 360
+    base = np.full((h, w, 3), (60, 90, 120), np.uint8)
+    rested = base.copy()
+    cv2.circle(rested, (320, 150), 30, (120, 150, 210), -1)  # skin-coloured, then still
+    frames = [Frame(base if i < 12 else rested, i / 30, i) for i in range(40)]
+    for rescue, expect in ((False, [5]), (True, [5, 17])):
+        reader = FakeReader()
+        got: list[BoardObservation] = []
+        gated = GatedReader(reader, _profile(), board_check=False, rescue=rescue)
+        run_loop(frames, gated, Session.start(SessionInfo(), None), on_observation=got.append)
+        assert reader.calls == expect and gated.rescued == len(expect) - 1
+        assert got[-1].still is rescue and (got[-1].covered == frozenset()) is rescue

@@ -30,8 +30,17 @@ from typing import Any
 from referee.exports import export_match
 from referee.loop import LoopStats, run_loop
 from referee.marks import marker_for
-from referee.rendered import SimFrame, oracle_reader, schedule, score_game, session_info_for, sim_frames
+from referee.rendered import (
+    RealVision,
+    SimFrame,
+    oracle_reader,
+    schedule,
+    score_game,
+    session_info_for,
+    sim_frames,
+)
 from referee.session import Judged, Session
+from referee.tracker import TrackerConfig
 from vision.observation import BoardObservation
 from vision.sim.game import INFRACTIONS, GameDirector, GameScript, Timing
 
@@ -45,8 +54,9 @@ class DemoVision:
 
     mode: str  # "real" or "oracle"
     note: str
-    real: Any = None
+    real: RealVision | None = None
     profile: Any = None
+    setup_read: dict[str, Any] = field(default_factory=dict)  # how the real reader read the set-up
     delivered: dict[int, float] = field(default_factory=dict)  # seq -> when the loop took the frame
     last_seq: int = -1
 
@@ -56,14 +66,48 @@ class DemoVision:
             for k in list(self.delivered)[:2000]:
                 del self.delivered[k]
         self.last_seq = frame.seq
-        if self.mode == "real":
-            obs: BoardObservation = self.real.read(frame, self.profile)
-            return obs
+        if self.real is not None and self.mode == "real":
+            return self.real(frame)
         return oracle_reader(frame)
 
+    def tracker_config(self, white_seat: str) -> TrackerConfig | None:
+        """Real vision gets the tracker made for it (its count threshold, dice matched by place ...)."""
+        if self.mode == "real" and self.real is not None:
+            return TrackerConfig.for_real_vision(white_seat, self.real.count_confidence)
+        return None
 
-def choose_vision(want: str, first: SimFrame) -> DemoVision:
-    """Real vision when asked for (or ``auto`` and it reads the set-up exactly); else the oracle."""
+
+def probe_setup(reader: Any, frames: list[SimFrame], profile: Any) -> dict[str, Any]:
+    """Read the set-up (the still frames before the opening throw) as the referee would.
+
+    The frames go through the reader on a profile of their own (the reader's motion state of the
+    game itself stays untouched); the last still reading is compared with the starting array:
+    points read with confidence, and regions read with confidence that differ from it.
+    """
+    from referee.tracker import STARTING_BOARD, scene_of, setup_agreement
+
+    probe = RealVision(reader, profile)
+    obs = None
+    for f in frames:
+        o = probe(f)
+        if o.still:
+            obs = o
+    if obs is None:
+        return {"read": False, "sure_points": 0, "wrong": [], "threshold": probe.count_confidence}
+    sc = scene_of(obs, TrackerConfig(count_confidence=probe.count_confidence))
+    sure, wrong = setup_agreement(sc.board, sc.confidences, probe.count_confidence)
+    return {"read": True, "sure_points": sure, "wrong": list(wrong), "exact": sc.board == STARTING_BOARD,
+            "threshold": probe.count_confidence}
+
+
+def choose_vision(want: str, first: SimFrame, setup_frames: list[SimFrame] | None = None) -> DemoVision:
+    """The real reader when asked for, or with ``auto`` when it reads the set-up confidently; else the oracle.
+
+    "Confidently" is what the tracker needs to start a game on real vision: at least
+    ``TrackerConfig.setup_min_sure`` of the 24 points read with the reader's own confidence, and no
+    region read with confidence that differs from the starting array.  Otherwise the demo says
+    why, in ``vision_note``, and judges from the renderer's ground truth: never silently.
+    """
     if want == "oracle":
         return DemoVision("oracle", "oracle (the renderer's ground truth), as asked")
     try:
@@ -76,19 +120,23 @@ def choose_vision(want: str, first: SimFrame) -> DemoVision:
             raise ValueError(f"--vision real: the real reader is not available: {exc}") from exc
         return DemoVision("oracle", f"oracle: the real reader is not ready ({exc})")
     profile = profile_for(first.truth)
+    real = RealVision(reader, profile)
     if want == "real":
-        return DemoVision("real", "real vision (vision.reader.BoardReader), as asked", reader, profile)
-    probe = reader.read_image(first.image, profile, seq=first.seq, t=first.t)
-    truth = oracle_reader(first)
-    seen = [(p.white, p.black) for p in probe.points]
-    want_counts = [(p.white, p.black) for p in truth.points]
-    if probe.confident and seen == want_counts:
-        return DemoVision("real", "real vision (vision.reader.BoardReader): it read the set-up exactly",
-                          reader, profile)
-    wrong = sum(a != b for a, b in zip(seen, want_counts, strict=True))
-    why = "unsure" if not probe.confident else f"misread {wrong} of 24 points"
-    return DemoVision("oracle", f"oracle: the real reader is {why} on the set-up of this rendered board "
-                      "(its accuracy is not yet good enough: docs/vision.md); judging from the renderer's ground truth instead", reader, profile)
+        return DemoVision("real", "real vision (vision.reader.BoardReader), as asked", real, profile)
+    need = TrackerConfig().setup_min_sure
+    got = probe_setup(reader, setup_frames or [first], profile_for(first.truth))
+    if got["read"] and not got["wrong"] and got["sure_points"] >= need:
+        return DemoVision("real", f"real vision (vision.reader.BoardReader): it read the set-up confidently "
+                          f"({got['sure_points']}/24 points sure, none wrong)", real, profile, got)
+    if not got["read"]:
+        why = "did not see the set-up still"
+    elif got["wrong"]:
+        why = f"read {len(got['wrong'])} region(s) of the set-up wrongly with confidence ({got['wrong']})"
+    else:
+        why = f"read only {got['sure_points']}/24 points of the set-up confidently (needs {need})"
+    return DemoVision("oracle", f"oracle: the real reader {why} on this rendered board (threshold "
+                      f"{got['threshold']}); judging from the renderer's ground truth instead "
+                      "(--vision real insists on the reader)", real, profile, got)
 
 
 # ---------------------------------------------------------------------- device
@@ -160,15 +208,20 @@ def open_demo_device(want: str) -> DemoDevice:
 
 
 # ---------------------------------------------------------------------- the demo
-def _frames_with_first(director: GameDirector) -> tuple[SimFrame, Iterator[SimFrame]]:
+def _frames_with_setup(director: GameDirector) -> tuple[list[SimFrame], Iterator[SimFrame]]:
+    """The frames up to the opening throw (the set-up standing still), and all the frames."""
     it = sim_frames(director)
-    first = next(it)
+    head: list[SimFrame] = []
+    for f in it:
+        head.append(f)
+        if len(head) >= 12 or any(str(e).startswith("dice_thrown") for e in f.truth.get("events") or ()):
+            break
 
     def chain() -> Iterator[SimFrame]:
-        yield first
+        yield from head
         yield from it
 
-    return first, chain()
+    return head, chain()
 
 
 def run_demo(args: argparse.Namespace) -> dict[str, Any]:
@@ -182,8 +235,9 @@ def run_demo(args: argparse.Namespace) -> dict[str, Any]:
     script = GameScript(schedule(args.per_kind, 1, kinds=kinds), max_turns=args.turns, double_p=0.05)
     director = GameDirector(args.seed, script=script, cfg=SimConfig.clean() if args.clean else SimConfig(),
                             width=w, height=h, timing=DEMO_TIMING)
-    first, frames = _frames_with_first(director)
-    vision = choose_vision(args.vision, first)
+    head, frames = _frames_with_setup(director)
+    first = head[0]
+    vision = choose_vision(args.vision, first, head)
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     journal = out_dir / "demo.jsonl"
@@ -200,7 +254,7 @@ def run_demo(args: argparse.Namespace) -> dict[str, Any]:
     try:
         info = session_info_for(director.seating, players=("White", "Black"), laws="modern",
                                 source=f"sim:{args.seed}")
-        session = Session.start(info, journal, device=device.device)
+        session = Session.start(info, journal, device=device.device, tracker_config=vision.tracker_config(info.white_seat))
         session.marker = marker_for(vision.profile if vision.profile is not None else _profile(first))
         session.listeners.append(lambda j: judged.append((vision.last_seq, j, time.perf_counter())))
 
@@ -233,6 +287,8 @@ def run_demo(args: argparse.Namespace) -> dict[str, Any]:
         "size": f"{w}x{h}",
         "vision": vision.mode,
         "vision_note": vision.note,
+        "vision_setup": vision.setup_read,
+        "vision_stats": dict(vision.real.stats) if vision.real is not None and vision.mode == "real" else {},
         "device": device.kind,
         "device_note": device.note,
         "turns": score.turns,
@@ -244,6 +300,7 @@ def run_demo(args: argparse.Namespace) -> dict[str, Any]:
         "false_alarms": len(score.false_alarms),
         "false_alarm_list": [f"g{j.game} m{j.move}: {j.verdict.summary()}" for j in score.false_alarms],
         "checks": len(score.checks),
+        "resolved_unsure": len(score.resolved),
         "by_kind": {k: {"seeded": n, "caught": c} for k, (n, c) in score.by_kind().items()},
         "latency_ms_median": round(statistics.median(lat), 1) if lat else None,
         "latency_ms_max": round(max(lat), 1) if lat else None,

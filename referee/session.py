@@ -32,7 +32,7 @@ from referee.tracker import Phase as TPhase
 from rules.laws.codes import RuleSet, resolve
 from rules.laws.events import CubeOffered, DiceThrown, GameSetUp
 from rules.laws.machine import BoardMachine, Phase
-from rules.laws.verdicts import Verdict, VerdictKind
+from rules.laws.verdicts import PlayersView, Verdict, VerdictKind
 from rules.position import Side
 from vision.observation import BoardObservation
 
@@ -154,7 +154,7 @@ class Session:
         infractions = 0
         for rec in contents.of_kind("observation"):
             for item in rec.data["events"]:
-                v = machine.feed(decode_event(item["event"]))
+                v = presented(machine.feed(decode_event(item["event"])), bool(item.get("unsure")))
                 infractions += v.kind is VerdictKind.INFRACTION
                 if len(machine.verdicts) > 2000:
                     del machine.verdicts[:-200]
@@ -205,7 +205,7 @@ class Session:
         out: list[Judged] = []
         items = []
         for e in emitted:
-            v = self.machine.feed(e.event)
+            v = presented(self.machine.feed(e.event), e.unsure)
             cube = self.machine.cube
             self.tracker.set_cube_law(cube.shown, "middle" if cube.owner is None else cube.owner.name.lower(),
                                       void_offer=isinstance(e.event, CubeOffered) and v.kind is not VerdictKind.OK)
@@ -309,6 +309,21 @@ class Session:
             with contextlib.suppress(JournalFull):
                 self.journal.flush_held()
             self.journal.close()
+
+
+def presented(v: Verdict, unsure: bool) -> Verdict:
+    """The verdict as the referee gives it: never an accusation on an unsure reading.
+
+    The laws judged the likeliest reading (the tracker's resolution of an unsure one); if that
+    reading is an infraction, the players are asked to check instead, and the director's record
+    says what the laws found.
+    """
+    if not unsure or v.kind is not VerdictKind.INFRACTION:
+        return v
+    code = v.code.value if v.code is not None else "an infraction"
+    return Verdict(VerdictKind.CHECK, v.event, ask=f"Please check the board: the camera was not sure ({code}?).",
+                   players=PlayersView("Please check the board", points=v.players.points),
+                   director=f"not called, the reading was unsure: the laws found {v.summary()}")
 
 
 def side_name(info: SessionInfo, side: Side | None) -> str:

@@ -84,7 +84,7 @@ class TrackerConfig:
     unknown_cocked_is_flat: bool = False  # flat/cocked undecided (None): take it as flat, never ask
     lift_needs_all: bool = False  # the play ends when every one of the mover's dice is gone (not either)
     same_die_by_place: bool = False  # a die where a mover's die lay is that die, whatever face is read
-    setup_min_sure: int = 18  # an unsure set-up needs this many of the 24 points read with confidence
+    setup_min_sure: int = 12  # an unsure set-up needs this many of the 24 points read with confidence
     infer_missed_dice: bool = False  # a throw with a die missed or a face unread: infer the roll from the play
 
     @classmethod
@@ -461,6 +461,8 @@ class Tracker:
         s = self.state
         if s.phase is Phase.SETUP or s.phase is Phase.GAME_OVER:
             out += self._setup(sc, seq, t)
+            if self.state.phase is Phase.OPENING and sc.dice:  # set up, opening dice already down
+                out += self._opening(sc, seq, t)
         elif s.phase is Phase.OPENING:
             out += self._opening(sc, seq, t)
         elif s.phase is Phase.PLAYING:  # the dice may be lifted in this scene: that comes before the cube
@@ -482,18 +484,17 @@ class Tracker:
         out: list[Emitted] = []
         on_board = sum(w + b for w, b in sc.board[:25])
         unsure_points: tuple[int, ...] = ()
-        if not sc.sure and not sc.dice:
+        dice_ok = not sc.dice or (self.config.infer_missed_dice and s.phase is Phase.SETUP)
+        if not sc.sure and dice_ok:
             # an unsure reading that agrees with the starting array on every region read with
             # confidence (and reads enough points so) is taken as the starting array, marked unsure
             cc = self.config.count_confidence
-            sure_points = sum(c >= cc for c in sc.confidences[:24])
-            agrees = all(c < cc or seen == want for seen, want, c in zip(sc.board, STARTING_BOARD, sc.confidences,
-                                                                           strict=True))
-            if agrees and sure_points >= self.config.setup_min_sure:
+            sure_points, wrong = setup_agreement(sc.board, sc.confidences, cc)
+            if not wrong and sure_points >= self.config.setup_min_sure:
                 unsure_points = tuple(i + 1 for i in range(24) if sc.confidences[i] < cc)
                 sc = replace(sc, board=STARTING_BOARD)
                 on_board = 30
-        if not (sc.sure or sc.board == STARTING_BOARD) or on_board != 30 or sc.dice:
+        if not (sc.sure or sc.board == STARTING_BOARD) or on_board != 30 or not dice_ok:
             return out
         if s.offer is not None and s.turn is not None:
             out.append(Emitted(CubeDropped(s.turn.opponent if _side(s.offer[0]) is s.turn else s.turn, t=t), seq))
@@ -561,10 +562,12 @@ class Tracker:
         if not sc.dice:
             if moved and s.opening:
                 return self._opening_from_play(sc, seq, t)
-            if s.opening and not moved:  # a tie, lifted for the rethrow
+            shown = [face for _, face, _, _ in s.opening]
+            if len(shown) == 2 and shown[0] == shown[1] and not moved:  # a tie, lifted for the rethrow
                 self.state = replace(s, opening=())
             return out
-        known = [k for k in s.opening if any(_near(d, [(k[2], k[3])], cfg.same_die_mm) for d in sc.dice)]
+        # a die read once stays known (it may be missed in one reading); an unread one is forgotten
+        known = [k for k in s.opening if k[1] or any(_near(d, [(k[2], k[3])], cfg.same_die_mm) for d in sc.dice)]
         for d in sc.dice:
             at = [n for n, (_, _, x, y) in enumerate(known) if _near(d, [(x, y)], cfg.same_die_mm)]
             if at:
@@ -674,11 +677,17 @@ class Tracker:
                  and not _near(d, s.stale_xy, cfg.same_die_mm)]
 
         if s.phase is Phase.PLAYING:
-            out += self._checkers(sc, seq, t)
+            if not s.guess:  # a guessed throw goes to the laws with its play, at the end
+                out += self._checkers(sc, seq, t)
             lifted = len(mover_dice) < len(s.dice_xy)  # a turn ends when either die is lifted
             if cfg.lift_needs_all:  # ... but a die missed in one reading is not a lift
                 lifted = not mover_dice
+            if not s.dice_xy:  # a throw not seen at all: its play ends when the next throw lands
+                lifted = bool(fresh)
             if len(fresh) >= 2 and not lifted:  # the opponent threw before this play was complete
+                if s.guess:  # the mover's throw goes on record first (inferred from the board as it stands)
+                    out += self._inferred_play(sc, seq, t)
+                    self.state = replace(self.state, guess=False)
                 if cfg.infer_missed_dice and not all(d.face_sure for d in fresh[:2]):
                     # faces unread: the early throw cannot be put on record; the players check, and
                     # the early dice are played as an inferred throw (never judged on a guess)
@@ -703,7 +712,8 @@ class Tracker:
                 out += self._lifted(sc, seq, t)
                 # dice still lying there (the other opening die, the second die) are not a new throw
                 self.state = replace(self.state, stale_xy=tuple((d.x, d.y) for d in mover_dice))
-                if self.state.phase is Phase.TO_THROW and len(fresh) >= 2 and not self.state.other_xy:
+                if self.state.phase is Phase.TO_THROW and len(fresh) >= (1 if cfg.infer_missed_dice else 2) \
+                        and not self.state.other_xy:
                     out += self._in_game(sc, seq, t)  # lifted and the next throw already down
             return out
 
@@ -721,7 +731,14 @@ class Tracker:
             still_there = tuple((d.x, d.y) for d in sc.dice if _near(d, s.stale_xy, cfg.same_die_mm))
             if still_there != s.stale_xy:
                 self.state = s = replace(s, stale_xy=still_there)
-        if sc.board != s.sent and ((sc.board != s.board and not sc.dice) or len(fresh) >= 2):
+        if cfg.infer_missed_dice and s.sent is not None and not sc.dice and self._confident_change(s.sent, sc):
+            # checkers moved and no die in sight: a throw missed altogether (real vision misses dice);
+            # its play is inferred when the next throw lands.  Never "moved without a throw" on that.
+            self._start_play([], sc, seq, guess=True, start=s.sent)
+            return out
+        changed = self._confident_change(s.sent, sc) if cfg.infer_missed_dice and s.sent is not None \
+            else sc.board != s.sent
+        if changed and ((sc.board != s.board and not sc.dice) or len(fresh) >= 2):
             # checkers moved without a throw, or a correction seen only with the next throw down
             out += self._checkers(sc, seq, t)
         thrown = fresh[:2] if len(fresh) >= 2 else (fresh if cfg.infer_missed_dice else [])
@@ -753,7 +770,13 @@ class Tracker:
         return any(math.hypot(d.x - x, d.y - y) <= self.config.same_die_mm and (not f or d.face in (f, None))
                    for (x, y), f in zip(s.dice_xy, faces, strict=True))
 
-    def _start_play(self, dice: Sequence[SeenDie], sc: Scene, seq: int, *, guess: bool = False) -> None:
+    def _confident_change(self, board: Board, sc: Scene) -> bool:
+        """A region read with confidence differs from ``board``."""
+        cc = self.config.count_confidence
+        return any(c >= cc and seen != want for seen, want, c in zip(sc.board, board, sc.confidences, strict=True))
+
+    def _start_play(self, dice: Sequence[SeenDie], sc: Scene, seq: int, *, guess: bool = False,
+                    start: Board | None = None) -> None:
         s = self.state
         if guess:
             read = [d.face if d.face_sure and d.face is not None else 0 for d in dice]
@@ -761,7 +784,8 @@ class Tracker:
         else:
             faces = (dice[0].face or 1, dice[1].face or 1)
         # the play starts from the board the laws have when this reading is unsure
-        start = sc.board if sc.sure or s.sent is None else s.sent
+        if start is None:
+            start = sc.board if sc.sure or s.sent is None else s.sent
         self.state = replace(s, phase=Phase.PLAYING, dice=(faces[0], faces[1]),
                              dice_xy=tuple((d.x, d.y) for d in dice), other_xy=(), stale_xy=(), early=False,
                              start=start, move=s.move + 1, guess=guess)
@@ -900,6 +924,19 @@ def infer_throw(before: Position, known: tuple[int, ...], board: Board, confiden
     return (max(faces or [1]), min(faces or [1]) if len(faces) > 1 else 1), Reconciled(Verdict.UNCLEAR, board)
 
 
+def setup_agreement(board: Board, confidences: Sequence[float], min_confidence: float) -> tuple[int, tuple[int, ...]]:
+    """How a reading compares with the starting array: (points read with confidence, regions read with
+    confidence that differ from it: absolute points 1..24, 25 bar, 26/27 the trays).
+
+    >>> setup_agreement(STARTING_BOARD, [1.0] * 27, 0.99)
+    (24, ())
+    """
+    sure = sum(c >= min_confidence for c in confidences[:24])
+    wrong = tuple(i + 1 for i, (seen, want, c) in enumerate(zip(board, STARTING_BOARD, confidences, strict=True))
+                  if c >= min_confidence and seen != want)
+    return sure, wrong
+
+
 def _best_fit(before: Position, roll: tuple[int, int], board: Board, confidences: Sequence[float],
               min_confidence: float) -> tuple[bool, float, Play] | None:
     """The legal play of ``roll`` nearest to the reading: (agrees with every confident region, cost, play).
@@ -930,4 +967,4 @@ def _confidences(sc: Scene) -> tuple[float, ...]:
     return sc.confidences
 
 
-__all__ += ["STARTING_BOARD", "board_of", "position_of", "scene_of"]
+__all__ += ["STARTING_BOARD", "board_of", "infer_throw", "position_of", "scene_of", "setup_agreement"]

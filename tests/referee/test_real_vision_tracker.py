@@ -1,0 +1,171 @@
+"""The tracker made for real vision (``TrackerConfig.for_real_vision``) on hand-built streams.
+
+Real vision misses dice, reads faces and flat/cocked with gaps and leaves points unsure.  The
+tracker must then resolve to the likeliest legal reading and mark it unsure, keep the laws in
+step with the game, and never accuse on it; a confident reading that no legal play explains is
+still an illegal play.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from referee.session import Session, SessionInfo, presented
+from referee.tracker import Emitted, Tracker, TrackerConfig, board_of, infer_throw, setup_agreement
+from rules.laws.events import DiceLifted, DiceThrown, GameSetUp, OpeningDieThrown, PositionObserved
+from rules.laws.verdicts import VerdictKind
+from rules.notation import parse_play
+from rules.position import Position, Side
+from tests.referee.scenes import B_SPOTS, W_SPOTS, Script, die
+from vision.geometry import Area
+from vision.observation import DieReading
+
+START = Position.initial()
+REAL = TrackerConfig.for_real_vision("near", count_confidence=0.9)
+
+
+def after(pos: Position, dice: tuple[int, int], text: str) -> Position:
+    return parse_play(text, pos, dice).after
+
+
+def unread(d: DieReading) -> DieReading:
+    """The same die with its face and flat/cocked unread (as the reader reports them)."""
+    return replace(d, face=None, face_confidence=0.5, cocked=None, cocked_confidence=0.5)
+
+
+def feed(script: Script, cfg: TrackerConfig = REAL) -> list[Emitted]:
+    tr = Tracker(cfg)
+    out: list[Emitted] = []
+    for obs in script:
+        out += tr.feed(obs)
+    return out
+
+
+def session_run(script: Script) -> Session:
+    s = Session.start(SessionInfo(), None, tracker_config=REAL, evidence=False)
+    for obs in script:
+        s.process(obs)
+    return s
+
+
+def opened(script: Script) -> Script:
+    """Set-up read unsure on three points, then the opening 5-3 (WHITE opens) read fully."""
+    script.show(START, unsure_points=(2, 3, 4))
+    script.show(START, (die(5, Area.RIGHT_TABLE, W_SPOTS[0]), die(3, Area.LEFT_TABLE, B_SPOTS[0])),
+                unsure_points=(2, 3, 4))
+    p1 = after(START, (5, 3), "8/3 6/3")
+    script.show(p1, unsure_points=(2, 4))
+    return script
+
+
+def test_unsure_setup_is_taken_as_the_starting_array_and_marked() -> None:
+    out = feed(Script().show(START, unsure_points=(2, 3, 4, 5)))
+    assert [type(e.event) for e in out] == [GameSetUp]
+    ev = out[0].event
+    assert out[0].unsure and out[0].points == (2, 3, 4, 5) and isinstance(ev, GameSetUp) and ev.position == START
+
+
+def test_unsure_setup_that_contradicts_the_start_where_sure_is_not_taken() -> None:
+    wrong = Position.from_points({24: 2, 13: 5, 8: 3, 6: 4, 5: 1}, {24: 2, 13: 5, 8: 3, 6: 5})
+    assert feed(Script().show(wrong, unsure_points=(2, 3))) == []
+    sure, bad = setup_agreement(board_of(wrong), [1.0] * 27, 0.9)
+    assert sure == 24 and bad == (5, 6)
+
+
+def test_a_throw_with_a_die_missed_is_inferred_from_the_play() -> None:
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    p2 = after(p1, (6, 4), "24/18 13/9")  # BLACK's 6-4: only the 4 is seen
+    seen = (die(4, Area.LEFT_TABLE, B_SPOTS[1]),)
+    s.show(p1, seen, unsure_points=(2, 4)).show(p2, seen, unsure_points=(2, 4)).show(p2, unsure_points=(2, 4))
+    ses = session_run(s)
+    assert ses.stats.infractions == 0
+    throws = [j for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
+    assert len(throws) == 1 and throws[0].emitted.unsure
+    assert isinstance(throws[0].emitted.event, DiceThrown) and sorted(throws[0].emitted.event.values) == [4, 6]
+    assert ses.machine.position == p2 and ses.machine.on_roll is Side.WHITE
+
+
+def test_a_throw_not_seen_at_all_is_inferred_when_the_next_throw_lands() -> None:
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    p2 = after(p1, (6, 4), "24/18 13/9")
+    s.show(p2, unsure_points=(2, 4))  # BLACK played; his dice were never seen
+    s.show(p2, (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.RIGHT_TABLE, W_SPOTS[1])), unsure_points=(2, 4))
+    ses = session_run(s)
+    assert ses.stats.infractions == 0  # never "moved without a throw" on a missed throw
+    throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
+    assert [(t.player, sorted(t.values)) for t in throws] == [(Side.BLACK, [4, 6]), (Side.WHITE, [1, 2])]
+    assert str(ses.machine.dice) in ("21", "2-1", "12")
+
+
+def test_unread_faces_and_flatness_never_accuse() -> None:
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    b = (unread(die(6, Area.LEFT_TABLE, B_SPOTS[0])), unread(die(4, Area.LEFT_TABLE, B_SPOTS[1])))
+    p2 = after(p1, (6, 4), "24/14")
+    s.show(p1, b, unsure_points=(2, 4)).show(p2, b, unsure_points=(2, 4)).show(p2, unsure_points=(2, 4))
+    ses = session_run(s)
+    assert ses.stats.infractions == 0
+    assert ses.machine.position == p2
+
+
+def test_a_confident_illegal_play_is_still_called() -> None:
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    b = (die(6, Area.LEFT_TABLE, B_SPOTS[0]), die(4, Area.LEFT_TABLE, B_SPOTS[1]))
+    bad = after(p1, (6, 5), "24/18 13/8")  # played as if 6-5 with 6-4 down, read with confidence
+    s.show(p1, b).show(bad, b).show(bad)
+    ses = session_run(s)
+    codes = [j.verdict.code.value for j in ses.infractions if j.verdict.code is not None]
+    assert codes == ["illegal-play"] and ses.infractions[0].verdict.offender is Side.BLACK
+
+
+def test_an_unsure_reading_no_legal_play_fits_is_asked_about_never_called() -> None:
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    b = (die(6, Area.LEFT_TABLE, B_SPOTS[0]), die(4, Area.LEFT_TABLE, B_SPOTS[1]))
+    bad = after(p1, (6, 5), "24/18 13/8")
+    s.show(p1, b).show(bad, b, unsure_points=(17,)).show(bad, unsure_points=(17,))  # p17 unsure
+    ses = session_run(s)
+    assert ses.stats.infractions == 0
+    po = [j for j in ses.judged if isinstance(j.emitted.event, PositionObserved)][-1]
+    assert po.emitted.unsure and "no legal play fits" in po.emitted.note and 17 in po.emitted.points
+    assert ses.stats.alerts and ses.stats.alerts[-1][0] == po.emitted.seq  # the players are asked to check
+
+
+def test_presented_turns_an_infraction_on_an_unsure_reading_into_a_check() -> None:
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    b = (die(6, Area.LEFT_TABLE, B_SPOTS[0]), die(4, Area.LEFT_TABLE, B_SPOTS[1]))
+    bad = after(p1, (6, 5), "24/18 13/8")
+    s.show(p1, b).show(bad, b).show(bad)
+    ses = session_run(s)
+    called = ses.infractions[0].verdict
+    asked = presented(called, True)
+    assert asked.kind is VerdictKind.CHECK and asked.code is None and asked.offender is None
+    assert "illegal-play" in asked.director and "not sure" in asked.ask
+    assert presented(called, False) is called
+
+
+def test_opening_with_a_die_missed_is_inferred_from_the_opening_play() -> None:
+    s = Script().show(START, unsure_points=(2,))
+    s.show(START, (die(5, Area.RIGHT_TABLE, W_SPOTS[0]),), unsure_points=(2,))  # BLACK's 3 missed
+    p1 = after(START, (5, 3), "8/3 6/3")
+    s.show(p1, (die(5, Area.RIGHT_TABLE, W_SPOTS[0]),), unsure_points=(2,))
+    s.show(p1, unsure_points=(2,))
+    out = feed(s)
+    od = [e.event for e in out if isinstance(e.event, OpeningDieThrown)]
+    assert sorted((o.player, o.die.value) for o in od) == [(Side.WHITE, 5), (Side.BLACK, 3)]
+    po = [e for e in out if isinstance(e.event, PositionObserved)]
+    last = po[-1].event
+    assert isinstance(last, PositionObserved) and last.position.white == p1.white and po[-1].unsure
+    lifted = out[-1].event
+    assert isinstance(lifted, DiceLifted) and lifted.player is Side.WHITE
+
+
+def test_infer_throw_prefers_plays_agreeing_with_confident_regions() -> None:
+    p1 = after(START, (5, 3), "8/3 6/3")
+    conf = [1.0] * 27
+    roll, rec = infer_throw(START, (0, 0), board_of(p1), conf)
+    assert roll == (5, 3) and rec.play is not None and rec.play.after == p1

@@ -505,6 +505,7 @@ def _summary(args: argparse.Namespace, session: Session, stats: LoopStats, writt
         "fps": round(stats.fps, 1),
         "elapsed_s": round(stats.elapsed_s, 2),
         "full_reads": stats.full_reads,
+        "rescued": stats.rescued,
         "read_ms_median": round(statistics.median(stats.read_ms), 1) if stats.read_ms else None,
         "gate_ms_median": round(statistics.median(stats.gate_ms), 2) if stats.gate_ms else None,
         "camera_faults": stats.camera_faults,

@@ -248,7 +248,7 @@ def _replay_once(video: Path, prof: Any, reader: Any, *, live: bool, limit: int 
         session.close()
     out = {"frames": stats.frames, "processed": stats.processed, "dropped": stats.dropped,
            "corrupt": stats.corrupt, "unread": stats.unread, "fps": round(stats.processed / wall, 1) if wall else None,
-           "cpu_ms_per_frame": round(cpu * 1000 / max(1, stats.frames), 2), "full_reads": stats.full_reads,
+           "cpu_ms_per_frame": round(cpu * 1000 / max(1, stats.frames), 2), "full_reads": stats.full_reads, "rescued": stats.rescued,
            "full_read_ms_median": round(statistics.median(stats.read_ms), 1) if stats.read_ms else None,
            "gate_ms_median": round(statistics.median(stats.gate_ms), 2) if stats.gate_ms else None,
            "events": session.stats.events}

@@ -65,6 +65,7 @@ class LoopStats:
     read_ms: list[float] = field(default_factory=list)  # per full reading (the last few hundred)
     gate_ms: deque[float] = field(default_factory=lambda: deque(maxlen=300))  # per gated frame (last 300)
     full_reads: int = 0
+    rescued: int = 0  # scenes read although the gate kept them covered (GatedReader.rescue)
     message: str = ""  # the last fault, in words
     ended: str = ""  # why the loop ended
 
@@ -668,6 +669,7 @@ def _consume_gated(source: Iterable[Any], reader: GatedReader, session: Session,
         if slot.full and job is not None:
             stats.note_read(job.ms)
             stats.full_reads += 1
+            stats.rescued = reader.rescued
         stats.gate_ms.append(slot.gate_ms)
         if hooks.on_observation is not None:
             hooks.on_observation(obs)

@@ -147,7 +147,33 @@ def open_frames(spec: str, *, live: bool) -> Iterable[Any]:
     opened = open_source(src)
     if isinstance(src, str) and src.startswith("sim:") and hasattr(opened, "director"):
         return SimFrames(opened)
+    if live and not isinstance(src, int) and hasattr(opened, "fps") and not str(src).startswith("sim:"):
+        return RealTime(opened)  # a recording standing in for a camera: delivered at its own pace
     return opened
+
+
+class RealTime:
+    """A recording delivered at its frame rate (``bgref run --camera FILE``: it stands in for a camera,
+    so frames the referee cannot keep up with are dropped and counted, as they would be live)."""
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+        self.seating = getattr(source, "seating", None)
+
+    def __iter__(self) -> Iterator[Any]:
+        start = time.monotonic()
+        wait = threading.Event()
+        first_t: float | None = None
+        for f in self.source:
+            t = float(getattr(f, "t", 0.0))
+            first_t = t if first_t is None else first_t
+            delay = start + (t - first_t) - time.monotonic()
+            if delay > 0:
+                wait.wait(delay)
+            yield f
+
+    def close(self) -> None:
+        self.source.close()
 
 
 class LoopedFrames:

@@ -124,7 +124,10 @@ def choose_vision(want: str, first: SimFrame, setup_frames: list[SimFrame] | Non
     if want == "real":
         return DemoVision("real", "real vision (vision.reader.BoardReader), as asked", real, profile)
     need = TrackerConfig().setup_min_sure
-    got = probe_setup(reader, setup_frames or [first], profile_for(first.truth))
+    try:
+        got = probe_setup(reader, setup_frames or [first], profile_for(first.truth))
+    except (OSError, ValueError, RuntimeError) as exc:  # a model file missing or unreadable
+        return DemoVision("oracle", f"oracle: the real reader failed on the set-up ({exc})")
     if got["read"] and not got["wrong"] and got["sure_points"] >= need:
         return DemoVision("real", f"real vision (vision.reader.BoardReader): it read the set-up confidently "
                           f"({got['sure_points']}/24 points sure, none wrong)", real, profile, got)
@@ -232,7 +235,7 @@ def run_demo(args: argparse.Namespace) -> dict[str, Any]:
     for k in kinds:
         if k not in INFRACTIONS:
             raise ValueError(f"--kinds: unknown infraction {k!r}; expected some of {', '.join(INFRACTIONS)}")
-    script = GameScript(schedule(args.per_kind, 1, kinds=kinds), max_turns=args.turns, double_p=0.05)
+    script = GameScript(schedule(args.per_kind, 1, kinds=kinds, offset=1), max_turns=args.turns, double_p=0.05)
     director = GameDirector(args.seed, script=script, cfg=SimConfig.clean() if args.clean else SimConfig(),
                             width=w, height=h, timing=DEMO_TIMING)
     head, frames = _frames_with_setup(director)

@@ -677,6 +677,21 @@ class Tracker:
                  and not _near(d, s.stale_xy, cfg.same_die_mm)]
 
         if s.phase is Phase.PLAYING:
+            if s.guess and len(s.dice_xy) < 2:
+                # the mover's own dice seen late (missed when they landed): new dice in his right-hand
+                # table are his, never the opponent's throw
+                late = [d for d in fresh if self._owner_by_place(d) is turn][:2 - len(s.dice_xy)]
+                if late:
+                    assert s.dice is not None
+                    faces = [f for f in s.dice if f][:len(s.dice_xy)]
+                    faces += [d.face if d.face_sure and d.face is not None else 0 for d in late]
+                    got = (*faces, 0, 0)[:2]
+                    self.state = s = replace(s, dice=(got[0], got[1]),
+                                             dice_xy=s.dice_xy + tuple((d.x, d.y) for d in late))
+                    mover_dice += late
+                    fresh = [d for d in fresh if d not in late]
+            if cfg.infer_missed_dice:  # an early throw lands in the thrower's own right-hand table
+                fresh = [d for d in fresh if self._owner_by_place(d) is not turn]
             if not s.guess:  # a guessed throw goes to the laws with its play, at the end
                 out += self._checkers(sc, seq, t)
             lifted = len(mover_dice) < len(s.dice_xy)  # a turn ends when either die is lifted
@@ -719,7 +734,7 @@ class Tracker:
 
         if s.phase is Phase.VOID_THROW:
             if not mover_dice:  # picked up for the rethrow
-                out.append(Emitted(DiceLifted(s.turn, t=t), seq, note="dice picked up to throw again"))
+                out.append(Emitted(DiceLifted(turn, t=t), seq, note="dice picked up to throw again"))
                 self.state = replace(self.state, phase=Phase.TO_THROW, dice=None, dice_xy=())
                 s = self.state
                 fresh = [d for d in sc.dice if not _near(d, s.other_xy, cfg.same_die_mm)]

@@ -24,12 +24,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "evidence images and a summary. --json prints the summary as one JSON object on the last line.",
     )
     p.add_argument("--seed", type=int, default=1, help="random seed of the game (default 1)")
-    p.add_argument("--turns", type=int, default=40, help="stop the game after this many turns (default 40)")
+    p.add_argument("--turns", type=int, default=14, help="stop the game after this many turns (default 14)")
     p.add_argument("--per-kind", type=int, default=1, help="scripted infractions of each kind (default 1)")
     p.add_argument("--kinds", default="", help="comma-separated infraction kinds to stage (default: all)")
-    p.add_argument("--size", default="480x270", help="rendered frame size WxH (default 480x270)")
+    p.add_argument("--size", default="1280x720",
+                   help="rendered frame size WxH (default 1280x720: the real reader needs it; smaller sizes "
+                   "run faster and mostly fall back to the oracle)")
     p.add_argument("--vision", choices=("auto", "real", "oracle"), default="auto",
-                   help="auto: the real reader if it reads this board, else the renderer's truth (default)")
+                   help="auto (default): the real reader when it reads the set-up confidently, else the "
+                   "renderer's truth, with the reason in the summary; real: insist on the reader")
     p.add_argument("--device", choices=("auto", "simavr", "emulator", "none"), default="auto",
                    help="auto: the firmware in simavr when installed, else the Python emulator (default)")
     p.add_argument("--out", default="bgref-demo", help="folder for the journal, exports and evidence")

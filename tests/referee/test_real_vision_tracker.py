@@ -169,3 +169,21 @@ def test_infer_throw_prefers_plays_agreeing_with_confident_regions() -> None:
     conf = [1.0] * 27
     roll, rec = infer_throw(START, (0, 0), board_of(p1), conf)
     assert roll == (5, 3) and rec.play is not None and rec.play.after == p1
+
+
+def test_the_movers_dice_seen_late_are_his_not_the_next_throw() -> None:
+    """A throw missed when it landed, its dice seen only during the play: never a throw by the opponent."""
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    p2 = after(p1, (6, 4), "24/18 13/9")
+    half = Position.from_points({k: v for k, v in enumerate(p1.white) if v and 0 < k < 25},
+                                {**{k: v for k, v in enumerate(p1.black) if v and 0 < k < 25}, 24: 1, 18: 1})
+    b = (die(6, Area.LEFT_TABLE, B_SPOTS[0]), die(4, Area.LEFT_TABLE, B_SPOTS[1]))
+    s.show(half, unsure_points=(2, 4))  # BLACK is playing; his dice not seen yet
+    s.show(p2, b, unsure_points=(2, 4))  # now they are
+    s.show(p2, unsure_points=(2, 4))  # lifted
+    ses = session_run(s)
+    assert ses.stats.infractions == 0
+    throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
+    assert [(t.player, sorted(t.values)) for t in throws] == [(Side.BLACK, [4, 6])]
+    assert ses.machine.position == p2 and ses.machine.on_roll is Side.WHITE

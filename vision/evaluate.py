@@ -269,21 +269,102 @@ def evaluate_rendered(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
     }
 
 
+def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[str, Any]:
+    """The checker stage alone (slot patches, model, joint decoding) on held-out rendered frames:
+    what ``evaluate_rendered`` reports for the board, without running the dice and cube stages.
+    Also the checker stage's CPU time per frame."""
+    import statistics
+
+    from vision.checkers import SlotSampler, counts_from_slot_probs
+    from vision.reader import SlotClassifier
+    from vision.training.rendered import EVAL_SEEDS, profile_for, rendered
+
+    clf = SlotClassifier()
+    sweep = (0.9, 0.95, 0.98, 0.99, 0.995, 0.999)
+    region_conf: list[tuple[float, bool]] = []
+    board_conf: list[tuple[float, bool]] = []
+    covered_conf: list[float] = []
+    errors: list[str] = []
+    cpu_ms: list[float] = []
+    by_scheme: dict[str, list[int]] = {}
+    seeds = list(EVAL_SEEDS)[first : first + frames]
+    for seed in seeds:
+        r = rendered(seed)
+        t = r.truth
+        prof = profile_for(t)
+        sampler = SlotSampler(prof, clf.patch)
+        img = r.image()
+        t0 = time.process_time()
+        probs = clf.probabilities(sampler.patches(img), cfg.slot_temperature)
+        rd = counts_from_slot_probs(sampler.slots, probs, frozenset(), cfg.slot_hand_max)
+        cpu_ms.append((time.process_time() - t0) * 1000)
+        c = t["counts"]
+        cov = set(t["hands"]["covered"])
+        exact = True
+        for i, g in enumerate((*rd.points, rd.bar)):
+            name = "bar" if i == 24 else f"p{i + 1}"
+            want = tuple(c["bar"]) if i == 24 else tuple(c["points"][i])
+            if name in cov:
+                covered_conf.append(g.confidence)
+                if g.confidence >= cfg.count_min_confidence:
+                    errors.append(f"{seed}: covered {name} read with confidence {g.confidence}")
+                continue
+            ok = (g.white, g.black) == want
+            exact = exact and ok
+            region_conf.append((g.confidence, ok))
+            if not ok and g.confidence >= cfg.count_min_confidence:
+                errors.append(f"{seed}: {name} read {g.white}W {g.black}B at {g.confidence}, truth {want}")
+        if not cov:
+            exact = exact and rd.trays[0].white == c["tray_w"] and rd.trays[1].black == c["tray_b"]
+            weakest = min(x.confidence for x in (*rd.points, rd.bar, *rd.trays))
+            board_conf.append((weakest, exact))
+            sch = by_scheme.setdefault(str(t["board"].get("scheme", "?")), [0, 0])
+            sch[0] += 1
+            sch[1] += weakest >= cfg.count_min_confidence and exact
+    th = cfg.count_min_confidence
+    n_clear = len(board_conf)
+    exact_n = sum(c >= th and ok for c, ok in board_conf)
+    return {
+        "frames": len(seeds), "seeds": [seeds[0], seeds[-1]] if seeds else [], "threshold": th,
+        "temperature": clf.temperature if cfg.slot_temperature is None else cfg.slot_temperature,
+        "board": {"frames_without_hands": n_clear, "exact_and_confident": exact_n,
+                  "confident_but_wrong": sum(c >= th and not ok for c, ok in board_conf),
+                  "unsure": sum(c < th for c, _ in board_conf), "exact_rate": _rate(exact_n, n_clear)},
+        "regions": {"confident_right": sum(c >= th and ok for c, ok in region_conf),
+                    "confident_wrong": sum(c >= th and not ok for c, ok in region_conf),
+                    "unsure": sum(c < th for c, _ in region_conf),
+                    "right_any_confidence": sum(ok for _, ok in region_conf)},
+        "hands": {"covered_regions": len(covered_conf),
+                  "covered_regions_read_confidently": sum(c >= th for c in covered_conf)},
+        "exact_boards_by_scheme": {k: f"{v[1]}/{v[0]}" for k, v in sorted(by_scheme.items())},
+        "thresholds": {
+            str(x): {"regions_confident_right": sum(c >= x and ok for c, ok in region_conf),
+                     "regions_confident_wrong": sum(c >= x and not ok for c, ok in region_conf),
+                     "boards_exact_and_confident": sum(c >= x and ok for c, ok in board_conf),
+                     "boards_confident_but_wrong": sum(c >= x and not ok for c, ok in board_conf),
+                     "covered_read": sum(c >= x for c in covered_conf)}
+            for x in sweep},
+        "checker_stage_cpu_ms_median_1280x720": round(statistics.median(cpu_ms), 3) if cpu_ms else None,
+        "errors": errors[:40],
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.evaluate")
     p.add_argument("--data", type=Path, default=shared_dir())
     p.add_argument("--out", type=Path, default=REPO / "docs" / "vision_accuracy.json")
-    p.add_argument("--only", choices=("real", "rendered"), default=None)
+    p.add_argument("--only", choices=("real", "rendered", "checkers"), default=None,
+                   help="checkers: the checker stage alone on the rendered frames (fast)")
     p.add_argument("--frames", type=int, default=80, help="rendered frames to evaluate")
     p.add_argument("--first", type=int, default=40,
                    help="skip this many evaluation seeds (900000..900039 were used to choose thresholds)")
     args = p.parse_args(argv)
     cfg = VisionConfig()
-    clf = FaceClassifier()
+    clf = FaceClassifier() if args.only in (None, "real") else None
     result: dict[str, Any] = {}
     if args.out.is_file():
         result = json.loads(args.out.read_text())
-    if args.only in (None, "real"):
+    if args.only in (None, "real") and clf is not None:
         root = args.data / "dice"
         if not root.is_dir():
             print(f"real data not found at {root}: set BGREF_SHARED_DATA", file=sys.stderr)
@@ -292,6 +373,9 @@ def main(argv: list[str] | None = None) -> int:
         cls, find = eval_webcam(root, clf, cfg)
         result["real_dice"] = {"tomitomi_heldout": tomi, "webcam_valid_classify": cls, "webcam_valid_find": find}
         print(json.dumps(result["real_dice"], indent=2))
+    if args.only == "checkers":
+        result["rendered_checkers"] = evaluate_checkers(args.frames, cfg, args.first)
+        print(json.dumps(result["rendered_checkers"], indent=2))
     if args.only in (None, "rendered"):
         rendered = evaluate_rendered(args.frames, cfg, args.first)
         if rendered is not None:

@@ -169,16 +169,19 @@ def variant_scene(base: Any, seed: int, i: int) -> tuple[Any, int]:
     return scene, seed * 1000 + i
 
 
-def render_variants(seed: int, n: int, width: int = 1280, height: int = 720) -> list[Path]:
+def render_variants(seed: int, n: int, width: int = 1280, height: int = 720, scheme: str | None = None) -> list[Path]:
     """Render ``n`` positions on the board/camera/light of scene ``seed`` into :func:`variants_dir`
-    (the static board is traced once: each extra position costs ~0.5 s instead of 2-4 s)."""
+    (the static board is traced once: each extra position costs ~0.5 s instead of 2-4 s).
+    ``scheme``: force that colour scheme (e.g. "dark_on_dark", the hardest to read)."""
     from vision.sim.render import Sensor, render
     from vision.sim.scene import random_scene
     from vision.sim.truth import build_truth
 
     d = variants_dir(width, height)
     d.mkdir(parents=True, exist_ok=True)
-    base = random_scene(seed, width=width, height=height)
+    from vision.sim.config import SimConfig
+
+    base = random_scene(seed, SimConfig(schemes=(scheme,)) if scheme else None, width=width, height=height)
     out = []
     for i in range(n):
         png, js = d / f"{seed}_{i}.png", d / f"{seed}_{i}.json"
@@ -204,15 +207,16 @@ def variant_frames(width: int = 1280, height: int = 720) -> list[Rendered]:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m vision.training.rendered FIRST COUNT [WIDTH HEIGHT]``: fill the cache;
-    ``python -m vision.training.rendered variants FIRST COUNT N [WIDTH HEIGHT]``: N positions per scene."""
+    ``python -m vision.training.rendered variants FIRST COUNT N [WIDTH HEIGHT [SCHEME]]``: N positions per scene."""
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "variants":
         first, count, n = int(args[1]), int(args[2]), int(args[3])
         w, h = (int(args[4]), int(args[5])) if len(args) >= 6 else (1280, 720)
+        scheme = args[6] if len(args) >= 7 else None
         for s in range(first, first + count):
             if s not in TRAIN_SEEDS:
                 raise ValueError(f"seed {s} is not a training seed ({TRAIN_SEEDS})")
-            render_variants(s, n, w, h)
+            render_variants(s, n, w, h, scheme)
             print(s, flush=True)
         return 0
     first, count = int(args[0]), int(args[1])

@@ -130,7 +130,8 @@ def region_figures(frames: list[Rendered], probs: list[np.ndarray], threshold: f
 
 def stack_calibration(frames: list[Rendered], logits: list[np.ndarray], temperatures: tuple[float, ...],
                       hand_max: float = 0.3) -> dict[float, float]:
-    """Binary log-loss of "the decoded region count is right" against its confidence, per temperature."""
+    """Binary log-loss of "the decoded region count is right" against its confidence, per temperature
+    (regions read with confidence 0 - hand-like or contradictory slots - make no claim and are left out)."""
     out: dict[float, float] = {}
     for t in temperatures:
         loss = 0.0
@@ -145,6 +146,8 @@ def stack_calibration(frames: list[Rendered], logits: list[np.ndarray], temperat
                 if name in cov:
                     continue
                 w = tuple(c["bar"]) if i == 24 else tuple(c["points"][i])
+                if g.confidence == 0.0:
+                    continue  # not read (a hand-like or contradictory slot): no claim to calibrate
                 p = min(max(g.confidence, 1e-6), 1 - 1e-6)
                 loss -= math.log(p) if (g.white, g.black) == w else math.log(1 - p)
                 n += 1
@@ -255,7 +258,7 @@ def calibrate(model_path: Path, frames: list[Rendered], patch: int = SLOT_PATCH)
         logits.append(lg)
         slot_right += int((lg.argmax(1) == y).sum())
         slot_n += len(y)
-    temps = (0.8, 1.0, 1.2, 1.5, 2.0, 2.5, 3.0)
+    temps = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2, 1.5, 2.0)
     loss = stack_calibration(frames, logits, temps)
     best = min(loss, key=lambda t: loss[t])
     figs = [region_figures(frames, [softmax(lg / best) for lg in logits], th, patch) for th in (0.9, 0.99, 0.999)]

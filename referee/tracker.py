@@ -766,11 +766,18 @@ class Tracker:
                 # are lifted (never judged on a guess); seen as lying validly until then
                 self._start_play(thrown, sc, seq, guess=True)
                 return out
-            out += self._throw_event(turn, thrown, seq, t)
+            throw = self._throw_event(turn, thrown, seq, t)
             if all((cfg.infer_missed_dice and not d.sure)
                    or (d.flat and self._rest(d, turn) is Rest.RIGHT_TABLE and not d.on_die) for d in thrown):
+                out += throw
                 self._start_play(thrown, sc, seq)
             else:
+                if cfg.infer_missed_dice and s.sent is not None and self._confident_change(s.sent, sc):
+                    # checkers stand where no play on record put them: a turn may have been missed,
+                    # so whose throw this is (and so which table is his) is unsure: ask, never accuse
+                    throw = [replace(e, unsure=True, note="the board changed since the last play on record: "
+                                     "whose throw this is is unsure") for e in throw]
+                out += throw
                 self.state = replace(self.state, phase=Phase.VOID_THROW,
                                      dice_xy=tuple((d.x, d.y) for d in thrown))
         return out

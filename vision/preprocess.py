@@ -87,6 +87,26 @@ def normalise_patch(patch: U8Array) -> FloatArray:
     return out
 
 
+def normalise_patches(patches: list[U8Array]) -> FloatArray:
+    """:func:`normalise_patch` of many patches at once, as an (N, 1, PATCH, PATCH) model input
+    (the same numbers, computed with one percentile call per statistic instead of per patch)."""
+    if not patches:
+        return np.zeros((0, 1, PATCH, PATCH), np.float32)
+    raw = np.stack(patches)
+    n = len(raw)
+    k = PATCH // 6
+    c = raw[:, k : PATCH - k, k : PATCH - k].reshape(n, -1)
+    lo, med, hi = np.percentile(c, (3, 50, 97), axis=1)
+    light = (hi - med) > (med - lo)
+    p = raw.astype(np.float32)
+    p[light] = 255.0 - p[light]
+    lo2, hi2 = np.percentile(p.reshape(n, -1), (2, 98), axis=1)
+    scale = np.maximum(hi2 - lo2, 8.0).astype(np.float32)
+    p = (p - lo2.astype(np.float32)[:, None, None]) / scale[:, None, None]
+    out: FloatArray = np.clip(p * 2.0 - 1.0, -1.5, 1.5).astype(np.float32)[:, None]
+    return out
+
+
 def batch(patches: list[FloatArray]) -> FloatArray:
     """Stack normalised patches as an (N, 1, PATCH, PATCH) model input."""
     if not patches:

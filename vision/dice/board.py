@@ -2,14 +2,14 @@
 
 Stages (each a plain function):
 
-1. ``die_candidates``: the profile-free finder run on the board's image area, with the die size in
-   pixels known from the profile (no guessing of scale);
-2. the face classifier (shared with ``bgref vision dice``) rejects what is not a die and reads faces;
-3. ``top_face``: the top face's outline, mapped to board millimetres on the plane of a flat die's top;
-4. ``flat_or_cocked``: a flat die's top face, in board mm, is a square of the die's edge; a cocked
-   die's top face is tilted, so on that plane it is smaller or not square.  Inside the uncertainty band
-   the answer is None ("unsure"), never a guess;
-5. area and distance to the nearest boundary from the centre in board mm.
+1. ``die_candidates``: peaks of the learned detector on the top view at die height
+   (:mod:`vision.dice.detect`), cut as image squares of the die's projected edge;
+2. ``refine``: the face classifier (shared with ``bgref vision dice``) rejects what is not a die and
+   reads faces, re-reading plausible candidates on a few shifted crops;
+3. ``pose_of``: flat / cocked / on the other die from the top face's geometry in board coordinates
+   (:mod:`vision.dice.pose`: the image rectified on the planes z = edge and z = 2 edges); inside the
+   uncertainty band the answer is None ("unsure"), never a guess;
+4. area and distance to the nearest boundary from the centre in board mm.
 """
 
 from __future__ import annotations
@@ -22,12 +22,15 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from rules.position import Side
 from vision.config import VisionConfig
 from vision.dice.classify import FaceClassifier, FaceGuess
 from vision.dice.config import DiceConfig
-from vision.dice.find import find_candidates, nms
+from vision.dice.detect import detector, top_view
+from vision.dice.find import nms
+from vision.dice.pose import pose_classifier, pose_patch
 from vision.observation import DieReading
-from vision.preprocess import Square, to_gray
+from vision.preprocess import Square, crop_patch, to_gray
 
 DICE = DiceConfig()
 
@@ -98,52 +101,48 @@ class DiceSearch:
         return (u + 0.5) / self.PPM - self.MARGIN_MM, (v + 0.5) / self.PPM - self.MARGIN_MM
 
 
-def _square_contrast(plane: npt.NDArray[Any], k_in: int, k_out: int) -> npt.NDArray[np.float32]:
-    f = plane.astype(np.float32)
-    inner = cv2.blur(f, (k_in, k_in))
-    outer = cv2.blur(f, (k_out, k_out))
-    ring = (outer * (k_out * k_out) - inner * (k_in * k_in)) / (k_out * k_out - k_in * k_in)
-    return np.abs(inner - ring)
-
-
 def die_candidates(image: npt.NDArray[Any], profile: Any, config: VisionConfig,
                    search: DiceSearch | None = None, dcfg: DiceConfig = DICE) -> list[Square]:
-    """Die-sized candidates on and around the board (image pixels).
+    """Die-sized candidates on and around the board (image pixels), best first."""
+    return [c for c, _ in scored_candidates(image, profile, search, dcfg)]
 
-    On a top view at the plane of a die's top a die is a square of known size, so candidates are
-    the peaks of a die-sized square-contrast score (grey and the Lab a* plane, for red and green
-    dice on brown or green boards), best first; the face model then rejects what is not a die.
+
+def scored_candidates(image: npt.NDArray[Any], profile: Any, search: DiceSearch | None = None,
+                      dcfg: DiceConfig = DICE) -> list[tuple[Square, float]]:
+    """Candidates and their detector scores.
+
+    On the top view at the plane of a die's top a die is a small square of known size wherever the
+    camera is; the learned detector (:mod:`vision.dice.detect`) scores each 8 mm cell and regresses
+    the die's centre.  Each peak becomes an image square of the die's projected edge at die height,
+    so the face classifier sees what it was trained on.
     """
     search = search or DiceSearch(profile)
-    top = cv2.remap(image, search.map_x, search.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    planes = [to_gray(top)]
-    if top.ndim == 3:
-        planes.append(cv2.cvtColor(top, cv2.COLOR_BGR2Lab)[:, :, 1])
-    score = _square_contrast(planes[0], search.k_in, search.k_out)
-    for extra in planes[1:]:
-        score = np.maximum(score, 2.0 * _square_contrast(extra, search.k_in, search.k_out))
-    peaks = (score == cv2.dilate(score, np.ones((search.k_in, search.k_in), np.uint8))) & (score >= config.die_min_contrast)
-    vs, us = np.nonzero(peaks)
-    order = np.argsort(-score[vs, us])[: config.die_max_candidates]
-    if len(order) == 0:
+    top = top_view(image, search.map_x, search.map_y)
+    peaks = detector().peaks(top, dcfg.detect_min_score, dcfg.detect_max_peaks)
+    if not peaks:
         return []
-    mm = np.array([search.to_mm(float(us[i]), float(vs[i])) for i in order])
+    mm = np.array([search.to_mm(p.u, p.v) for p in peaks])
+    return list(zip(squares_at(profile, mm, search.z, dcfg.candidate_side), [p.score for p in peaks], strict=True))
+
+
+def squares_at(profile: Any, mm: npt.NDArray[Any], z: float, side: float = 1.0) -> list[Square]:
+    """Image squares of a die's projected edge (times ``side``) centred on board points at height ``z``."""
     dmin, dmax = profile.spec.die_size_mm
     half = (dmin + dmax) / 4
-    z = search.z
+    n = len(mm)
+    zz = np.full(n, z)
     pts = np.concatenate([
-        np.column_stack([mm, np.full(len(mm), z)]),
-        np.column_stack([mm[:, 0] + half, mm[:, 1], np.full(len(mm), z)]),
-        np.column_stack([mm[:, 0], mm[:, 1] + half, np.full(len(mm), z)]),
+        np.column_stack([mm[:, 0], mm[:, 1], zz]),
+        np.column_stack([mm[:, 0] + half, mm[:, 1], zz]),
+        np.column_stack([mm[:, 0], mm[:, 1] + half, zz]),
     ])
     img = profile.board_to_image(pts)
-    n = len(mm)
     centre, ex, ey = img[:n], img[n : 2 * n], img[2 * n :]
     out = []
     for i in range(n):
         side_px = 2.0 * max(float(np.linalg.norm(ex[i] - centre[i])), float(np.linalg.norm(ey[i] - centre[i])))
-        out.append(Square(float(centre[i, 0]), float(centre[i, 1]), side_px * dcfg.candidate_side, 0.0))
-    return dedupe(out + blob_candidates(image, profile, config, search), dcfg.dedupe_distance)
+        out.append(Square(float(centre[i, 0]), float(centre[i, 1]), side_px * side, 0.0))
+    return out
 
 
 def dedupe(cands: list[Square], distance: float) -> list[Square]:
@@ -154,17 +153,6 @@ def dedupe(cands: list[Square], distance: float) -> list[Square]:
                not 0.8 < c.side / k.side < 1.25 for k in kept):
             kept.append(c)
     return kept
-
-
-def blob_candidates(image: npt.NDArray[Any], profile: Any, config: VisionConfig, search: DiceSearch) -> list[Square]:
-    """The profile-free finder's blobs on the board's image area, die-sized by the profile's scale."""
-    sc = search.scale
-    dmin, dmax = profile.spec.die_size_mm
-    x0, y0, w, h = search.box
-    crop = image[y0 : y0 + h, x0 : x0 + w]
-    longer = max(w, h)
-    cfg = config.replace(find_min_side_frac=0.7 * dmin * sc.lo / longer, find_max_side_frac=1.7 * dmax * sc.hi / longer)
-    return [Square(c.cx + x0, c.cy + y0, c.side, c.angle) for c in find_candidates(crop, cfg)]
 
 
 def refine(gray: npt.NDArray[Any], cands: list[Square], classifier: FaceClassifier,
@@ -206,79 +194,62 @@ def _refine(gray: npt.NDArray[Any], cands: list[Square], classifier: FaceClassif
     return outc, outg
 
 
-@dataclass(frozen=True, slots=True)
-class TopFace:
-    """The top face's outline on the plane of a flat die's top (board mm) and its measures."""
-
-    center_mm: tuple[float, float]
-    side_mm: float
-    area_ratio: float
-    """Measured area over the area of a flat top face of the same edge (1 for a flat die)."""
-    squareness: float
-    """0 for a perfect square; grows with unequal sides / skew."""
-    angle_deg: float
-
-
-def top_face(gray: npt.NDArray[Any], sq: Square, profile: Any, config: VisionConfig) -> TopFace | None:
-    """Segment the die's top face around a candidate and measure it in board millimetres."""
+def pose_of(gray: npt.NDArray[Any], profile: Any, centres: list[tuple[float, float]],
+            dcfg: DiceConfig = DICE) -> list[tuple[bool | None, float, bool]]:
+    """(cocked, confidence, on the other die) per die centre (board mm), from the top face's
+    geometry in board coordinates (:mod:`vision.dice.pose`).  Between the thresholds of
+    :class:`DiceConfig` the answer is None ("unsure"), never a guess: a false "cocked" voids a legal
+    roll, a false "flat" lets a cocked die stand."""
+    model = pose_classifier()
+    if model is None or not centres:
+        return [(None, 0.0, False)] * len(centres)
     dmin, dmax = profile.spec.die_size_mm
-    z = (dmin + dmax) / 2
-    c = profile.image_to_board(np.array([[sq.cx, sq.cy]]), z_mm=z)[0]
-    ppm = 3.0
-    span = 2.4 * dmax
-    n = int(span * ppm)
-    g = (np.arange(n) + 0.5) / ppm - span / 2
-    gx, gy = np.meshgrid(g + c[0], g + c[1])
-    pts = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, z)], axis=1)
-    img = profile.board_to_image(pts).astype(np.float32)
-    patch = cv2.remap(gray, img[:, 0].reshape(n, n), img[:, 1].reshape(n, n), cv2.INTER_LINEAR,
-                      borderMode=cv2.BORDER_REPLICATE)
-    centre = patch[n // 2 - n // 10 : n // 2 + n // 10, n // 2 - n // 10 : n // 2 + n // 10]
-    ring = np.concatenate([patch[0], patch[-1], patch[:, 0], patch[:, -1]])
-    face_level = float(np.median(centre))
-    bg_level = float(np.median(ring))
-    if abs(face_level - bg_level) < 12:
-        return None
-    thr = (face_level + bg_level) / 2
-    mask = (patch > thr) if face_level > bg_level else (patch < thr)
-    mask8: Any = mask.astype(np.uint8) * 255
-    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(dmin * ppm * 0.35) | 1,) * 2)
-    mask8 = cv2.morphologyEx(mask8, cv2.MORPH_CLOSE, k)
-    contours, _ = cv2.findContours(mask8, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    best = None
-    for cnt in contours:
-        near = cv2.pointPolygonTest(cnt, (n / 2, n / 2), True) > -ppm * 2
-        if near and (best is None or cv2.contourArea(cnt) > cv2.contourArea(best)):
-            best = cnt
-    if best is None:
-        return None
-    (rx, ry), (rw, rh), ang = cv2.minAreaRect(best)
-    if rw < 2 or rh < 2:
-        return None
-    side = math.sqrt(rw * rh) / ppm
-    area = cv2.contourArea(best) / ppm**2
-    squareness = abs(rw - rh) / max(rw, rh)
-    ratio = area / max(side**2, 1e-6)
-    cx = c[0] + (rx + 0.5 - n / 2) / ppm
-    cy = c[1] + (ry + 0.5 - n / 2) / ppm
-    return TopFace((float(cx), float(cy)), float(side), float(ratio), float(squareness), float(ang % 90))
+    edge = (dmin + dmax) / 2
+    out: list[tuple[bool | None, float, bool]] = []
+    for g in model.classify([pose_patch(gray, profile, c, edge) for c in centres]):
+        up = g.cocked + g.on_die
+        if up >= dcfg.cocked_min_probability:
+            out.append((True, up, g.on_die >= dcfg.on_die_min_probability))
+        elif g.flat >= dcfg.flat_min_probability:
+            out.append((False, g.flat, False))
+        else:
+            out.append((None, max(g.flat, up), False))
+    return out
 
 
-def flat_or_cocked(face: TopFace | None, profile: Any, config: VisionConfig) -> tuple[bool | None, float]:
-    """(cocked, confidence) from the top face's geometry in board mm.
+def die_colour(image: npt.NDArray[Any], sq: Square) -> tuple[float, float, float]:
+    """The die body's colour (CIE Lab, OpenCV 8-bit scale): the median of the central part of its
+    square, which the pips (at most a third of it) do not move much."""
+    if image.ndim == 2:
+        v = float(np.median(crop_patch(image, (sq.cx, sq.cy), sq.side * 0.6, context=1.0)))
+        return (v, 128.0, 128.0)
+    h = max(2.0, sq.side * 0.3)
+    x0, x1 = max(0, int(sq.cx - h)), min(image.shape[1], int(sq.cx + h) + 1)
+    y0, y1 = max(0, int(sq.cy - h)), min(image.shape[0], int(sq.cy + h) + 1)
+    roi = image[y0:y1, x0:x1]
+    if roi.size == 0:
+        return (0.0, 128.0, 128.0)
+    lab = cv2.cvtColor(np.ascontiguousarray(roi), cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
+    m = np.median(lab, axis=0)
+    return (float(m[0]), float(m[1]), float(m[2]))
 
-    A clean square of the die's edge on the plane of a flat die's top means flat.  Anything else is
-    reported as None ("unsure"), never as cocked: the outline segmentation cannot yet tell a tilted
-    top face from a side face of similar colour, and a false "cocked" would void a legal roll.
-    """
-    if face is None:
-        return None, 0.0
-    dmin, dmax = profile.spec.die_size_mm
-    ok_size = 0.85 * dmin <= face.side_mm <= 1.15 * dmax
-    ok_shape = face.squareness <= config.cocked_squareness and face.area_ratio >= config.cocked_area_ratio
-    if ok_size and ok_shape:
-        return False, 0.9
-    return None, 0.5
+
+def owner_of(colour: tuple[float, float, float], dcfg: DiceConfig = DICE) -> Side | None:
+    """Whose die this is, by body colour, when the two pairs differ in colour (``DiceConfig``
+    ``white_dice_bgr`` / ``black_dice_bgr`` set); None when not configured or not clearly nearer one
+    pair's colour than the other's."""
+    if dcfg.white_dice_bgr is None or dcfg.black_dice_bgr is None:
+        return None
+    ref = cv2.cvtColor(np.array([[dcfg.white_dice_bgr, dcfg.black_dice_bgr]], np.uint8), cv2.COLOR_BGR2Lab)[0].astype(np.float32)
+    c = np.array(colour, np.float32)
+    dw, db = (float(np.linalg.norm(c - r)) for r in ref)
+    if float(np.linalg.norm(ref[0] - ref[1])) < dcfg.owner_min_separation:
+        return None
+    if dw * dcfg.owner_margin <= db:
+        return Side.WHITE
+    if db * dcfg.owner_margin <= dw:
+        return Side.BLACK
+    return None
 
 
 def read_dice(
@@ -287,26 +258,26 @@ def read_dice(
 ) -> tuple[DieReading, ...]:
     """Every die on (or just off) the board, as :class:`DieReading` values (``image``: BGR frame)."""
     gray = to_gray(image)
+    search = search or DiceSearch(profile)
     cands = die_candidates(image, profile, config, search, dcfg)
     cands, guesses = refine(gray, cands, classifier, dcfg)
     keep = [i for i, g in enumerate(guesses) if g.not_die < config.notdie_max_prob]
     scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in keep]
     kept = [keep[j] for j in nms([cands[i] for i in keep], scores, config.find_nms_iou)]
+    if not kept:
+        return ()
     layout = profile.layout
+    mm = profile.image_to_board(np.array([[cands[i].cx, cands[i].cy] for i in kept]), z_mm=search.z)
+    centres = [(float(x), float(y)) for x, y in mm[:, :2]]
+    poses = pose_of(gray, profile, centres, dcfg)
     out: list[DieReading] = []
-    for i in kept:
+    for i, (x, y), (cocked, cconf, on_die) in zip(kept, centres, poses, strict=True):
         c, g = cands[i], guesses[i]
-        tf = top_face(gray, c, profile, config)
-        cocked, cconf = flat_or_cocked(tf, profile, config)
-        if tf is not None:
-            x, y = tf.center_mm
-        else:
-            dmin, dmax = profile.spec.die_size_mm
-            x, y = (float(v) for v in profile.image_to_board(np.array([[c.cx, c.cy]]), z_mm=(dmin + dmax) / 2)[0])
+        owner = owner_of(die_colour(image, c), dcfg) if dcfg.white_dice_bgr is not None else None
         face = g.face if g.probability >= config.face_min_confidence else None
         out.append(DieReading(
             face=face, face_confidence=round(g.probability, 4), cocked=cocked, cocked_confidence=round(cconf, 4),
             area=layout.area_of(x, y), boundary_mm=round(float(layout.distance_to_boundary_mm(x, y)), 2),
-            center_mm=(round(x, 2), round(y, 2)), image_box=c.box(),
+            center_mm=(round(x, 2), round(y, 2)), image_box=c.box(), on_die=on_die, owner=owner,
         ))
     return tuple(sorted(out, key=lambda d: d.center_mm))

@@ -19,6 +19,10 @@ class DiceConfig:
     most die-like crop wins, only if it is clearly a die and the die-like crops agree on the face.
     """
 
+    detect_min_score: float = 0.2
+    """Detector peaks (die-centre score 0..1) below this are not candidates."""
+    detect_max_peaks: int = 8
+    """At most this many detector peaks are read by the face classifier (best first)."""
     candidate_side: float = 1.0
     """Crop side of a top-view candidate, in die edges projected at die height."""
     dedupe_distance: float = 0.02
@@ -39,3 +43,17 @@ class DiceConfig:
     """... and the winning face needs this share of their weight, else the face is unsure."""
     refined_min_probability: float = 0.97
     """A refined crop's face probability below this makes the face unsure."""
+    cocked_min_probability: float = 0.9
+    """The pose model's P(cocked) + P(on the other die) at or above this: cocked ..."""
+    flat_min_probability: float = 0.9
+    """... P(flat) at or above this: flat; in between: unsure (None)."""
+    on_die_min_probability: float = 0.5
+    """A cocked die with P(on the other die) at or above this rests on top of the other die."""
+    white_dice_bgr: tuple[int, int, int] | None = None
+    """Body colour (BGR) of White's dice and ...."""
+    black_dice_bgr: tuple[int, int, int] | None = None
+    """... of Black's dice, when the two pairs differ in colour (else owner is None)."""
+    owner_margin: float = 2.0
+    """A die belongs to a pair when its colour is this many times nearer (Lab) that pair's than the other's."""
+    owner_min_separation: float = 25.0
+    """Pairs whose colours lie closer than this (Lab distance) are not told apart."""

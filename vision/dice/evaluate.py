@@ -4,7 +4,8 @@ The dice stage alone (:func:`vision.dice.board.read_dice`) on rendered frames of
 (``EVAL_SEEDS``; 900000..900039 chose the thresholds): per die right / wrong / unsure / missed,
 false dice, cocked recall and flat dice called cocked, on-die, owner, right-hand-table decisions
 where the die is more than ``boundary_uncertain_mm`` from a boundary, and the stage's median time
-on one core.  Frames missing from the render cache are rendered (set ``BGREF_RENDER_CACHE`` to a
+on one core (wall clock, and the process's CPU time: on a shared machine the CPU time is the
+figure a free core would give).  Frames missing from the render cache are rendered (set ``BGREF_RENDER_CACHE`` to a
 folder of your own to keep evaluation renders apart).
 """
 
@@ -49,8 +50,27 @@ def match(truth: list[dict[str, Any]], found: tuple[DieReading, ...]) -> list[in
     return out
 
 
+def _owner_config(truth: dict[str, Any], dcfg: DiceConfig, seed: int) -> DiceConfig:
+    """The rendered pair's body colour for its owner, another style's for the other player (the
+    simulator throws one pair; this measures telling two differently coloured pairs apart)."""
+    import dataclasses
+    import random
+
+    from vision.sim.scene import DieStyle
+
+    if not truth["dice"] or truth["dice"][0].get("owner") is None:
+        return dcfg
+    style = DieStyle(truth["dice"][0]["style"])
+    other = random.Random(seed).choice([s for s in DieStyle if s is not style and
+                                        {s.value, style.value} != {"white", "ivory"}])
+    own, opp = style.body, other.body
+    white_is_owner = truth["dice"][0]["owner"] == "WHITE"
+    return dataclasses.replace(dcfg, white_dice_bgr=own if white_is_owner else opp,
+                               black_dice_bgr=opp if white_is_owner else own)
+
+
 def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg: DiceConfig,
-             verbose: bool = False) -> dict[str, Any]:
+             verbose: bool = False, owners: bool = True) -> dict[str, Any]:
     from vision.training.rendered import profile_for, rendered
 
     clf = FaceClassifier()
@@ -61,16 +81,19 @@ def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg:
     owner = {"n": 0, "right": 0, "wrong": 0, "none": 0}
     errors: list[str] = []
     times: list[float] = []
+    cpu: list[float] = []
     for seed in seeds:
         r = rendered(seed, width, height)
         t = r.truth
         prof = profile_for(t)
         img = r.image()
         search = DiceSearch.for_profile(prof)
-        read_dice(img, prof, clf, cfg, search, dcfg)  # warm caches of this profile
-        t0 = time.perf_counter()
-        found = read_dice(img, prof, clf, cfg, search, dcfg)
+        fcfg = _owner_config(t, dcfg, seed) if owners else dcfg
+        read_dice(img, prof, clf, cfg, search, fcfg)  # warm caches of this profile
+        t0, c0 = time.perf_counter(), time.process_time()
+        found = read_dice(img, prof, clf, cfg, search, fcfg)
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
         d["frames"] += 1
         m = match(t["dice"], found)
         for die, j in zip(t["dice"], m, strict=True):
@@ -132,6 +155,7 @@ def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg:
         d["false"] += len(extra)
         errors.extend(f"{seed}: false die {o.face} at {o.center_mm}" for o in extra)
     times.sort()
+    cpu.sort()
     return {
         "seeds": [seeds[0], seeds[-1]] if seeds else [], "size": f"{width}x{height}",
         "dice": {**d, "face_accuracy": _rate(d["right"], d["n"]),
@@ -142,6 +166,7 @@ def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg:
         "owner": owner,
         "ms_median": round(1000 * times[len(times) // 2], 2) if times else None,
         "ms_p90": round(1000 * times[int(len(times) * 0.9)], 2) if times else None,
+        "cpu_ms_median": round(1000 * cpu[len(cpu) // 2], 2) if cpu else None,
         "errors": errors[:80],
     }
 

@@ -32,6 +32,8 @@ class Sample:
     image: Path
     square: Square
     label: int
+    jitter: float = 0.06
+    """Random shift of the crop's centre in training, in sides (a board candidate's is larger)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,11 +22,13 @@ from vision.preprocess import PATCH, Square, U8Array, crop_patch, normalise_patc
 from vision.training.data import NOT_A_DIE, Sample, load, tomi_samples, webcam_samples
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
+DICE_RENDERS = "dice_cocked"
+"""Folder (under the render cache) of extra training frames rendered with many cocked dice."""
 
 
-def augment(img: U8Array, s: Square, rng: random.Random) -> np.ndarray:
+def augment(img: U8Array, s: Square, rng: random.Random, jitter_sides: float = 0.06) -> np.ndarray:
     """One augmented, normalised patch: the same crop code as inference, jittered."""
-    jitter = 0.06 * s.side
+    jitter = jitter_sides * s.side
     sq = Square(
         s.cx + rng.uniform(-jitter, jitter),
         s.cy + rng.uniform(-jitter, jitter),
@@ -51,12 +53,57 @@ def collect_train(root: Path, rendered: Path | None) -> list[Sample]:
             if lab is not None:
                 samples.append(Sample(jpg, c, lab))
     if rendered is not None:
-        from vision.training.rendered import rendered_samples
         from vision.training.synthetic import synthetic_samples
 
-        samples.extend(rendered_samples(rendered))
-        samples.extend(synthetic_samples(rendered.parent / "synthetic_dice"))
+        samples.extend(board_face_samples([rendered, rendered / DICE_RENDERS / "1280x720"]
+                                          if rendered.name != "1280x720" else
+                                          [rendered, rendered.parent / DICE_RENDERS / "1280x720"]))
+        samples.extend(synthetic_samples(rendered.parent / "synthetic_dice"
+                                         if rendered.name == "1280x720" else rendered / "synthetic_dice"))
     return samples
+
+
+def board_face_samples(folders: list[Path], max_neg: int = 12, seed: int = 0) -> list[Sample]:
+    """Die-face samples from rendered training frames, cut the way the board search cuts them.
+
+    Each die twice: its up face's true square, and the board candidate's square (centred on the die
+    at die height, the die's projected edge, angle 0 - what ``read_dice`` reads), jittered by the
+    detector's error.  "Not a die": the detector's peaks away from every die (checkers, point tips,
+    the cube, hands) and random board points, up to ``max_neg`` per frame.
+    """
+    from vision.dice.board import DiceSearch, squares_at
+    from vision.dice.detect import DIE_DETECT_MODEL, detector, top_view
+    from vision.training.rendered import TRAIN_SEEDS, die_square, profile_for
+
+    rng = np.random.default_rng(seed)
+    out: list[Sample] = []
+    for d in folders:
+        for js in sorted(d.glob("*.json")):
+            if int(js.stem) not in TRAIN_SEEDS:
+                continue
+            png = js.with_suffix(".png")
+            truth = json.loads(js.read_text())
+            prof = profile_for(truth)
+            search = DiceSearch(prof)
+            dice = truth["dice"]
+            mm = np.array([die["center_mm"][:2] for die in dice], np.float64).reshape(-1, 2)
+            board_sq = squares_at(prof, mm, search.z) if len(mm) else []
+            for die, bsq in zip(dice, board_sq, strict=True):
+                out.append(Sample(png, die_square(die["image_corners"]), int(die["face"])))
+                out.append(Sample(png, bsq, int(die["face"]), 0.12))
+            s = prof.spec
+            negs_mm = [(float(rng.uniform(0, s.width_mm)), float(rng.uniform(0, s.depth_mm))) for _ in range(max_neg)]
+            if DIE_DETECT_MODEL.is_file():
+                img = cv2.imread(str(png), cv2.IMREAD_COLOR)
+                if img is not None:
+                    peaks = detector().peaks(top_view(img, search.map_x, search.map_y), 0.05, 16)
+                    negs_mm = [search.to_mm(p.u, p.v) for p in peaks] + negs_mm
+            far = [m for m in negs_mm
+                   if all(math.hypot(m[0] - x, m[1] - y) > 1.2 * die["size_mm"] for die, (x, y) in zip(dice, mm, strict=True))]
+            far = far[:max_neg]
+            if far:
+                out.extend(Sample(png, q, NOT_A_DIE, 0.1) for q in squares_at(prof, np.array(far), search.z))
+    return out
 
 
 def build_arrays(samples: list[Sample], copies: int, neg_copies: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -72,7 +119,7 @@ def build_arrays(samples: list[Sample], copies: int, neg_copies: int, seed: int)
         img = cache[s.image]
         n = neg_copies if s.label == NOT_A_DIE else copies
         for _ in range(n):
-            xs.append(augment(img, s.square, rng))
+            xs.append(augment(img, s.square, rng, s.jitter))
             ys.append(s.label)
     return np.stack(xs)[:, None], np.array(ys, np.int64)
 
@@ -155,8 +202,6 @@ def make_model(nn: object) -> Any:
     )
 
 
-DICE_RENDERS = "dice_cocked"
-"""Folder (under the render cache) of extra training frames rendered with many cocked dice."""
 
 
 def render_dice_frames(first: int, count: int, *, width: int = 1280, height: int = 720,
@@ -190,11 +235,297 @@ def render_dice_frames(first: int, count: int, *, width: int = 1280, height: int
     return d
 
 
+
+# ---------------------------------------------------------------------------------------------
+# the die detector (vision/dice/detect.py)
+
+
+def detector_frames(folders: list[Path], cache: Path | None = None) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """(top view BGR uint8, die centres in top-view px (N, 2), seed) of every training frame
+    (``cache``: a folder keeping each frame's top view as .npz, for repeated runs)."""
+    from vision.dice.board import DiceSearch
+    from vision.dice.detect import top_view
+    from vision.training.rendered import TRAIN_SEEDS, profile_for
+
+    out = []
+    for d in folders:
+        for js in sorted(d.glob("*.json")):
+            seed = int(js.stem)
+            if seed not in TRAIN_SEEDS:
+                continue
+            key = cache / f"{d.parent.name}_{d.name}_{seed}.npz" if cache else None
+            if key is not None and key.is_file():
+                z = np.load(key)
+                out.append((z["top"], z["pts"], seed))
+                continue
+            img = cv2.imread(str(js.with_suffix(".png")), cv2.IMREAD_COLOR)
+            if img is None:
+                continue
+            truth = json.loads(js.read_text())
+            search = DiceSearch(profile_for(truth))
+            top = top_view(img, search.map_x, search.map_y)
+            pts = np.array([[(x + search.MARGIN_MM) * search.PPM - 0.5, (y + search.MARGIN_MM) * search.PPM - 0.5]
+                            for x, y, *_ in (die["center_mm"] for die in truth["dice"])], np.float32).reshape(-1, 2)
+            out.append((top, pts, seed))
+            if key is not None:
+                key.parent.mkdir(parents=True, exist_ok=True)
+                np.savez(key, top=top, pts=pts)
+    return out
+
+
+def make_detector(nn: object) -> Any:
+    import torch.nn as tnn
+
+    def block(i: int, o: int, s: int = 1) -> list[tnn.Module]:
+        return [tnn.Conv2d(i, o, 3, s, 1, bias=False), tnn.BatchNorm2d(o), tnn.ReLU()]
+
+    return tnn.Sequential(*block(3, 12, 2), *block(12, 16, 2), *block(16, 16), *block(16, 16), tnn.Conv2d(16, 3, 1))
+
+
+def _detector_batch(frames: list[tuple[np.ndarray, np.ndarray, int]], rng: random.Random, n: int,
+                    size: int = 128) -> tuple[np.ndarray, np.ndarray]:
+    """Random crops (half of them around a die) with colour jitter, flips and quarter turns;
+    targets (4, size/4, size/4): Gaussian heat (sigma 0.7 cells), centre mask, dx, dy."""
+    from vision.dice.detect import STRIDE, net_input
+
+    xs, ts = [], []
+    g = size // STRIDE
+    for _ in range(n):
+        top, pts, _ = frames[rng.randrange(len(frames))]
+        h, w = top.shape[:2]
+        pad = np.zeros((max(h, size), max(w, size), 3), np.uint8)
+        pad[:h, :w] = top
+        H, W = pad.shape[:2]
+        if len(pts) and rng.random() < 0.6:
+            px, py = pts[rng.randrange(len(pts))]
+            x0 = int(np.clip(px - rng.uniform(12, size - 12), 0, W - size))
+            y0 = int(np.clip(py - rng.uniform(12, size - 12), 0, H - size))
+        else:
+            x0, y0 = rng.randrange(W - size + 1), rng.randrange(H - size + 1)
+        x0 -= x0 % STRIDE
+        y0 -= y0 % STRIDE
+        crop = pad[y0 : y0 + size, x0 : x0 + size].astype(np.float32)
+        crop = crop * np.array([rng.uniform(0.7, 1.3) for _ in range(3)], np.float32) * rng.uniform(0.6, 1.4)
+        crop += rng.uniform(-30, 30)
+        crop += np.random.default_rng(rng.randrange(2**31)).normal(0, rng.uniform(0, 6), crop.shape).astype(np.float32)
+        if rng.random() < 0.3:
+            crop = crop[:, :, rng.sample(range(3), 3)]
+        crop_u8 = np.clip(crop, 0, 255).astype(np.uint8)
+        local = pts - np.array([x0, y0], np.float32)
+        k = rng.randrange(4)
+        flip = rng.random() < 0.5
+        # apply the same flip/turn to the image and the points
+        for _ in range(k):
+            crop_u8 = np.ascontiguousarray(np.rot90(crop_u8))  # counter-clockwise: (u, v) -> (v, size-1-u)
+            local = np.stack([local[:, 1], size - 1 - local[:, 0]], axis=1) if len(local) else local
+        if flip:
+            crop_u8 = np.ascontiguousarray(crop_u8[:, ::-1])
+            local = np.stack([size - 1 - local[:, 0], local[:, 1]], axis=1) if len(local) else local
+        t = np.zeros((4, g, g), np.float32)
+        cu = (np.arange(g) + 0.5)
+        for u, v in local:
+            cu_, cv_ = (u + 0.5) / STRIDE, (v + 0.5) / STRIDE
+            if not (0 <= cu_ < g and 0 <= cv_ < g):
+                continue
+            heat = np.exp(-((cu[None, :] - cu_) ** 2 + (cu[:, None] - cv_) ** 2) / (2 * 0.7**2))
+            t[0] = np.maximum(t[0], heat)
+            i, j = int(cv_), int(cu_)
+            t[1, i, j] = 1.0
+            t[2, i, j] = cu_ - j - 0.5
+            t[3, i, j] = cv_ - i - 0.5
+        xs.append(net_input(crop_u8)[0])
+        ts.append(t)
+    return np.stack(xs), np.stack(ts)
+
+
+def train_detector(folders: list[Path], out: Path, *, seed: int = 7, steps: int = 3000,
+                   batch: int = 24, cache: Path | None = None) -> dict[str, object]:
+    """Train the die detector on top views of rendered training frames; export ONNX + record."""
+    import torch
+    from torch import nn
+
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    rng = random.Random(seed)
+    t0 = time.time()
+    frames = detector_frames(folders, cache)
+    n_dice = sum(len(p) for _, p, _ in frames)
+    print(f"{len(frames)} frames, {n_dice} dice in {time.time() - t0:.0f}s", flush=True)
+    model = make_detector(nn)
+    opt = torch.optim.AdamW(model.parameters(), lr=4e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps)
+    run = 0.0
+    for step in range(steps):
+        model.train()
+        xb, tb = _detector_batch(frames, rng, batch)
+        x, t = torch.from_numpy(xb), torch.from_numpy(tb)
+        y = model(x)
+        p = torch.sigmoid(y[:, 0]).clamp(1e-4, 1 - 1e-4)
+        pos = t[:, 1]
+        heat = t[:, 0]
+        lpos = -((1 - p) ** 2 * torch.log(p) * pos).sum()
+        lneg = -(((1 - heat) ** 4) * p**2 * torch.log(1 - p) * (1 - pos)).sum()
+        npos = pos.sum().clamp(min=1.0)
+        loff = (torch.abs(y[:, 1:3] - t[:, 2:4]) * pos[:, None]).sum()
+        loss = (lpos + lneg) / npos + loff / npos
+        opt.zero_grad()
+        loss.backward()  # type: ignore[no-untyped-call]
+        opt.step()
+        sched.step()
+        run = 0.98 * run + 0.02 * float(loss.detach())
+        if (step + 1) % 200 == 0:
+            print(f"step {step + 1}/{steps} loss {run:.4f} {time.time() - t0:.0f}s", flush=True)
+    model.eval()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        model, (torch.zeros(1, 3, 128, 128),), str(out), input_names=["top"], output_names=["heat"],
+        dynamic_axes={"top": {2: "h", 3: "w"}, "heat": {2: "h", 3: "w"}}, opset_version=17, dynamo=False,
+    )
+    record: dict[str, object] = {
+        "model": out.name, "seed": seed, "steps": steps, "batch": batch, "crop": 128,
+        "frames": len(frames), "dice": n_dice, "folders": [str(f) for f in folders],
+        "seeds": sorted({s for _, _, s in frames})[:1] + sorted({s for _, _, s in frames})[-1:],
+        "seconds": round(time.time() - t0), "torch": torch.__version__,
+    }
+    out.with_suffix(".train.json").write_text(json.dumps(record, indent=2) + "\n")
+    return record
+
+
+
+# ---------------------------------------------------------------------------------------------
+# the pose model (vision/dice/pose.py): flat / cocked / on the other die
+
+
+def pose_samples(folders: list[Path], seed: int = 7, flat_copies: int = 3, cocked_copies: int = 12,
+                 jitter_mm: float = 2.5) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Pose patches of every die in the training frames, cut around its centre jittered by up to
+    ``jitter_mm`` (the detector's error), labels 0 flat / 1 cocked / 2 on the other die, seeds."""
+    from vision.dice.pose import COCKED, FLAT, ON_DIE, pose_patch
+    from vision.preprocess import to_gray
+    from vision.training.rendered import TRAIN_SEEDS, profile_for
+
+    rng = random.Random(seed)
+    xs, ys, seeds = [], [], []
+    for d in folders:
+        for js in sorted(d.glob("*.json")):
+            seed_ = int(js.stem)
+            if seed_ not in TRAIN_SEEDS:
+                continue
+            img = cv2.imread(str(js.with_suffix(".png")), cv2.IMREAD_COLOR)
+            if img is None:
+                continue
+            truth = json.loads(js.read_text())
+            prof = profile_for(truth)
+            gray = to_gray(img)
+            dmin, dmax = prof.spec.die_size_mm
+            edge = (dmin + dmax) / 2
+            for die in truth["dice"]:
+                lab = ON_DIE if die.get("on_die") else COCKED if die["cocked"] else FLAT
+                x, y = die["center_mm"][:2]
+                for _ in range(flat_copies if lab == FLAT else cocked_copies):
+                    c = (x + rng.uniform(-jitter_mm, jitter_mm), y + rng.uniform(-jitter_mm, jitter_mm))
+                    xs.append(pose_patch(gray, prof, c, edge))
+                    ys.append(lab)
+                    seeds.append(seed_)
+    return np.stack(xs), np.array(ys, np.int64), seeds
+
+
+def make_pose(nn: object) -> Any:
+    import torch.nn as tnn
+
+    def block(i: int, o: int) -> list[tnn.Module]:
+        return [tnn.Conv2d(i, o, 3, padding=1, bias=False), tnn.BatchNorm2d(o), tnn.ReLU()]
+
+    return tnn.Sequential(
+        *block(2, 16), tnn.MaxPool2d(2), *block(16, 32), tnn.MaxPool2d(2), *block(32, 48), tnn.MaxPool2d(2),
+        *block(48, 48), tnn.AdaptiveAvgPool2d(1), tnn.Flatten(), tnn.Dropout(0.1), tnn.Linear(48, 3),
+    )
+
+
+def train_pose(folders: list[Path], out: Path, *, seed: int = 7, epochs: int = 12) -> dict[str, object]:
+    """Train the pose model (flat / cocked / on die); frames whose seed % 10 == 0 are validation."""
+    import torch
+    from torch import nn
+
+    from vision.dice.pose import normalise_pose
+
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    t0 = time.time()
+    raw, y, seeds = pose_samples(folders, seed)
+    val = np.array([s % 10 == 0 for s in seeds])
+    x = np.stack([normalise_pose(p) for p in raw]).astype(np.float32)
+    print(f"pose samples {Counter(y.tolist())} ({int(val.sum())} validation) in {time.time() - t0:.0f}s", flush=True)
+    xt, yt = torch.from_numpy(x[~val]), torch.from_numpy(y[~val])
+    xv, yv = torch.from_numpy(x[val]), torch.from_numpy(y[val])
+    counts = torch.bincount(yt, minlength=3).float().clamp(min=1)
+    weight = (counts.sum() / counts) ** 0.5
+    model = make_pose(nn)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = epochs * math.ceil(len(yt) / 128)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    gen = torch.Generator().manual_seed(seed)
+    for epoch in range(epochs):
+        model.train()
+        perm = torch.randperm(len(yt), generator=gen)
+        for i in range(0, len(perm), 128):
+            idx = perm[i : i + 128]
+            xb = xt[idx]
+            k = int(torch.randint(0, 4, (1,), generator=gen))
+            xb = torch.rot90(xb, k, dims=(2, 3))
+            if bool(torch.randint(0, 2, (1,), generator=gen)):
+                xb = torch.flip(xb, dims=(3,))
+            xb = xb * (0.8 + 0.4 * torch.rand(len(xb), 1, 1, 1, generator=gen))
+            loss = nn.functional.cross_entropy(model(xb), yt[idx], weight=weight)
+            opt.zero_grad()
+            loss.backward()  # type: ignore[no-untyped-call]
+            opt.step()
+            sched.step()
+        model.eval()
+        with torch.no_grad():
+            pv = model(xv).argmax(1) if len(yv) else yv
+        acc = float((pv == yv).float().mean()) if len(yv) else float("nan")
+        print(f"epoch {epoch + 1}/{epochs} loss {float(loss):.4f} val acc {acc:.4f}", flush=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    from vision.dice.pose import POSE_PATCH
+
+    torch.onnx.export(
+        model, (torch.zeros(1, 2, POSE_PATCH, POSE_PATCH),), str(out), input_names=["planes"], output_names=["logits"],
+        dynamic_axes={"planes": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
+    )
+    with torch.no_grad():
+        pv = model(xv).argmax(1) if len(yv) else yv
+    confusion = [[int(((yv == a) & (pv == b)).sum()) for b in range(3)] for a in range(3)]
+    record: dict[str, object] = {
+        "model": out.name, "seed": seed, "epochs": epochs,
+        "train_patches": {str(k): int(v) for k, v in sorted(Counter(y[~val].tolist()).items())},
+        "validation_confusion_flat_cocked_ondie": confusion, "folders": [str(f) for f in folders],
+        "seconds": round(time.time() - t0), "torch": torch.__version__,
+    }
+    out.with_suffix(".train.json").write_text(json.dumps(record, indent=2) + "\n")
+    return record
+
+
 if __name__ == "__main__":
     import sys
 
     a = sys.argv[1:]
+    if a and a[0] == "detector":
+        from vision.training.rendered import cache_dir
+
+        steps = int(a[1]) if len(a) > 1 else 3000
+        outp = Path(a[2]) if len(a) > 2 else MODELS / "die_detect.onnx"
+        tops = Path(a[3]) if len(a) > 3 else None
+        print(train_detector([cache_dir() / "1280x720", cache_dir() / DICE_RENDERS / "1280x720"], outp, steps=steps,
+                             cache=tops))
+        raise SystemExit(0)
+    if a and a[0] == "pose":
+        from vision.training.rendered import cache_dir
+
+        outp = Path(a[1]) if len(a) > 1 else MODELS / "die_pose.onnx"
+        print(train_pose([cache_dir() / "1280x720", cache_dir() / DICE_RENDERS / "1280x720"], outp))
+        raise SystemExit(0)
     if len(a) < 3 or a[0] != "render":
-        raise SystemExit("usage: python -m vision.training.faces render FIRST COUNT [WIDTH HEIGHT]")
+        raise SystemExit("usage: python -m vision.training.faces render FIRST COUNT [WIDTH HEIGHT] | detector [STEPS [OUT]]")
     wh = (int(a[3]), int(a[4])) if len(a) >= 5 else (1280, 720)
     render_dice_frames(int(a[1]), int(a[2]), width=wh[0], height=wh[1])

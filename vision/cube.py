@@ -100,7 +100,8 @@ def _search_rects(profile: Any) -> list[tuple[Any, float]]:
 class CubeSampler:
     """Precomputed remap maps (per profile) of the places a cube may rest, on its top's plane."""
 
-    PPM = 2.0
+    PPM = 1.0
+    """Pixels per mm of the search images (a cube is 18-25 px across: enough to find it, cheap)."""
 
     def __init__(self, profile: Any) -> None:
         self.profile = profile
@@ -162,20 +163,19 @@ def find_cube_candidates(gray: npt.NDArray[Any], sampler: CubeSampler,
         gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3)
         gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3)
         mag = cv2.magnitude(gx, gy)
-        inner = cv2.blur(patch, (k_in, k_in))
-        outer = cv2.blur(patch, (k_out, k_out))
-        ring = (outer * k_out * k_out - inner * k_in * k_in) / (k_out * k_out - k_in * k_in)
-        e_in = cv2.blur(mag, (k_in, k_in))
-        e_out = cv2.blur(mag, (k_out, k_out))
-        e_ring = (e_out * k_out * k_out - e_in * k_in * k_in) / (k_out * k_out - k_in * k_in)
-        score = np.abs(inner - ring) + cfg.edge_weight * np.maximum(e_in - e_ring, 0.0)
+        # grey level and edge energy, stacked so one pass of each box filter serves both
+        both = cv2.merge([patch, mag])
+        inner = cv2.blur(both, (k_in, k_in))
+        outer = cv2.blur(both, (k_out, k_out))
+        ring = (outer * (k_out * k_out) - inner * (k_in * k_in)) * (1.0 / (k_out * k_out - k_in * k_in))
+        d = inner - ring
+        score = np.abs(d[..., 0]) + cfg.edge_weight * np.maximum(d[..., 1], 0.0)
         # the window must lie inside the place (a cube resting there is inside it)
         m = k_in // 2
         score[:m, :] = 0
         score[h - m:, :] = 0
         score[:, :max(0, m - int(0.2 * size * ppm))] = 0
         score[:, w - max(0, m - int(0.2 * size * ppm)):] = 0
-        c2 = (np.cos(4 * np.arctan2(gy, gx)) * mag, np.sin(4 * np.arctan2(gy, gx)) * mag)
         for _ in range(cfg.candidates_per_place):
             y, x = np.unravel_index(int(np.argmax(score)), score.shape)
             val = float(score[y, x])
@@ -183,7 +183,9 @@ def find_cube_candidates(gray: npt.NDArray[Any], sampler: CubeSampler,
                 break
             r = max(1, int(size * ppm * 0.5))
             ys, xs = slice(max(0, y - r), y + r + 1), slice(max(0, x - r), x + r + 1)
-            ang = math.degrees(math.atan2(float(c2[1][ys, xs].sum()), float(c2[0][ys, xs].sum())) / 4.0) % 90.0
+            a4 = 4 * np.arctan2(gy[ys, xs], gx[ys, xs])
+            mw = mag[ys, xs]
+            ang = math.degrees(math.atan2(float((np.sin(a4) * mw).sum()), float((np.cos(a4) * mw).sum())) / 4.0) % 90.0
             found.append(CubeBlob((rect.x0 + (x + 0.5) / ppm, rect.y0 + (y + 0.5) / ppm), size, ang, val, z_mm=z))
             sup = int(size * ppm * 1.2)
             score[max(0, y - sup):y + sup + 1, max(0, x - sup):x + sup + 1] = 0
@@ -221,23 +223,25 @@ def cube_patch(gray: npt.NDArray[Any], profile: Any, blob: CubeBlob, px: int = P
     t = math.radians(blob.rotation_deg)
     eu = np.array([math.cos(t), math.sin(t)])
     eup = np.array([-math.sin(t), math.cos(t)])
-    g = (np.arange(px) + 0.5) / px - 0.5
-    du, dv = np.meshgrid(g * side, g * side)
-    cx, cy = blob.center_mm
-    bx = cx + du * eu[0] - dv * eup[0]
-    by = cy + du * eu[1] - dv * eup[1]
-    pts = np.stack([bx.ravel(), by.ravel(), np.full(bx.size, blob.z_mm)], axis=1)
-    img = profile.board_to_image(pts).astype(np.float32)
-    mx = np.ascontiguousarray(img[:, 0].reshape(px, px))
-    my = np.ascontiguousarray(img[:, 1].reshape(px, px))
-    return np.asarray(cv2.remap(gray, mx, my, cv2.INTER_LINEAR,
-                                borderMode=cv2.BORDER_REPLICATE), np.uint8)
+    c = np.asarray(blob.center_mm, np.float64)
+    # the crop's corners (pixel edges) on the plane; a crop is small enough for lens distortion
+    # across it to be a plain perspective map
+    h = side / 2
+    corners = [c - eu * h + eup * h, c + eu * h + eup * h, c + eu * h - eup * h, c - eu * h - eup * h]
+    img = profile.board_to_image(np.array([[x, y, blob.z_mm] for x, y in corners])).astype(np.float32)
+    src = np.array([[0, 0], [px, 0], [px, px], [0, px]], np.float32)
+    m = cv2.getPerspectiveTransform(src, img)
+    # warpPerspective samples pixel centres (i, j) of the crop at m @ (i, j); shift by half a pixel
+    m = m @ np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]])
+    return np.asarray(cv2.warpPerspective(gray, m, (px, px), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                          borderMode=cv2.BORDER_REPLICATE), np.uint8)
 
 
 def normalise_cube_patch(patch: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     """Zero mean, unit spread (float32): the model's input for one crop."""
-    p = patch.astype(np.float32)
-    return (p - float(p.mean())) / max(float(p.std()), 8.0)
+    mean, std = cv2.meanStdDev(patch)
+    return np.asarray((patch.astype(np.float32) - np.float32(mean[0, 0])) / np.float32(max(float(std[0, 0]), 8.0)),
+                      np.float32)
 
 
 def class_of(face: int, rotation_deg: float, crop_deg: float) -> int:
@@ -283,12 +287,20 @@ class CubeNumeral:
         self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         self.input = self.session.get_inputs()[0].name
 
-    def probabilities(self, patch: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
-        """Class probabilities of a crop (test-time averaged over its four quarter turns)."""
-        x = np.stack([normalise_cube_patch(np.ascontiguousarray(np.rot90(patch, t))) for t in range(4)])[:, None]
+    def _softmax(self, x: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
         logits = np.asarray(self.session.run(None, {self.input: x})[0], np.float64)
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        p = e / e.sum(axis=1, keepdims=True)
+        return np.asarray(e / e.sum(axis=1, keepdims=True), np.float64)
+
+    def probabilities(self, patch: npt.NDArray[np.uint8], first: npt.NDArray[np.float64] | None = None
+                      ) -> npt.NDArray[np.float64]:
+        """Class probabilities of a crop, averaged over its four quarter turns (``first``: the
+        crop's own, unturned probabilities when already known)."""
+        turns = range(1, 4) if first is not None else range(4)
+        x = np.stack([normalise_cube_patch(np.ascontiguousarray(np.rot90(patch, t))) for t in turns])[:, None]
+        p = self._softmax(x)
+        if first is not None:
+            p = np.concatenate([first[None, :], p])
         # a crop turned t quarter turns shows class (f, q + t): bring each back to the crop's frame
         out = p[0].copy()
         for t in range(1, 4):
@@ -298,8 +310,12 @@ class CubeNumeral:
             out += aligned
         return np.asarray(out / 4.0, np.float64)
 
-    def __call__(self, gray: npt.NDArray[Any], profile: Any, blob: CubeBlob) -> NumeralRead:
-        p = self.probabilities(cube_patch(gray, profile, blob))
+    def cube_probabilities(self, patches: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float64]:
+        """Class probabilities of several crops, unturned (one model pass)."""
+        return self._softmax(np.stack([normalise_cube_patch(p) for p in patches])[:, None])
+
+    @staticmethod
+    def decide(p: npt.NDArray[np.float64]) -> NumeralRead:
         faces = p[1:].reshape(len(MODEL_FACES), 4)
         per_face = faces.sum(axis=1)
         i = int(np.argmax(per_face))
@@ -307,6 +323,19 @@ class CubeNumeral:
         if p[0] >= per_face[i]:
             return NumeralRead(None, float(p[0]), 0, cube_p)
         return NumeralRead(MODEL_FACES[i], float(per_face[i]), int(np.argmax(faces[i])), cube_p)
+
+    def __call__(self, gray: npt.NDArray[Any], profile: Any, blob: CubeBlob) -> NumeralRead:
+        return self.decide(self.probabilities(cube_patch(gray, profile, blob)))
+
+    def best(self, gray: npt.NDArray[Any], profile: Any, blobs: list[CubeBlob]) -> list[tuple[CubeBlob, NumeralRead]]:
+        """All windows judged in one unturned pass, most cube-like first; the first is then read
+        in its four turns."""
+        patches = [cube_patch(gray, profile, b) for b in blobs]
+        p = self.cube_probabilities(patches)
+        order = sorted(range(len(blobs)), key=lambda i: float(p[i, 0]))
+        out = [(blobs[i], self.decide(p[i])) for i in order]
+        out[0] = (blobs[order[0]], self.decide(self.probabilities(patches[order[0]], p[order[0]])))
+        return out
 
 
 class NoNumeral:
@@ -349,8 +378,11 @@ def read_cube(gray: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfig
         pos, pconf = cube_position(profile, blob.center_mm, cfg)
         return CubeReading(None, 0.0, pos, round(blob.rotation_deg, 1),
                            round(min(pconf, 0.5) if blob.ambiguous else pconf, 4))
-    reads = [(b, numeral(gray, profile, b)) for b in found[: cfg.model_candidates]]
-    reads.sort(key=lambda br: -br[1].cube_probability)
+    top = found[: cfg.model_candidates]
+    if isinstance(numeral, CubeNumeral):
+        reads = numeral.best(gray, profile, top)
+    else:
+        reads = sorted(((b, numeral(gray, profile, b)) for b in top), key=lambda br: -br[1].cube_probability)
     blob, nr = reads[0]
     pos, pconf = cube_position(profile, blob.center_mm, cfg)
     size = profile.spec.cube_size_mm

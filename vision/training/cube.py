@@ -113,7 +113,7 @@ def frames(name: str) -> list[tuple[Path, dict[str, Any]]]:
 
 
 def load_gray(png: Path) -> npt.NDArray[np.uint8]:
-    g = load_gray(png)
+    g = cv2.imread(str(png), cv2.IMREAD_GRAYSCALE)
     if g is None:
         raise ValueError(f"cannot read {png}")
     return np.asarray(g, np.uint8)
@@ -130,10 +130,11 @@ class CubeSample:
 
 
 def samples_of_frame(png: Path, truth: dict[str, Any], gray: npt.NDArray[np.uint8], sampler: CubeSampler,
-                     cfg: CubeConfig, rng: random.Random, negatives: int = 1) -> list[CubeSample]:
+                     cfg: CubeConfig, rng: random.Random, negatives: int = 1,
+                     max_finder_negatives: int = 4) -> list[CubeSample]:
     """The crops inference would cut from this frame: the finder's windows, labelled by the truth
-    (the window nearest the cube, within half a side, is the cube; windows away from it are not),
-    and ``negatives`` random windows where a cube could rest.  A frame whose cube the finder
+    (the window nearest the cube, within 3/4 of a side, is the cube; windows away from it are not),
+    (the ``max_finder_negatives`` most cube-like) and ``negatives`` random windows where a cube could rest.  A frame whose cube the finder
     misses still gives one crop, centred on the true cube and aligned to its edges."""
     tc = truth["cube"]
     size = sampler.profile.spec.cube_size_mm
@@ -143,12 +144,13 @@ def samples_of_frame(png: Path, truth: dict[str, Any], gray: npt.NDArray[np.uint
     cands = find_cube_candidates(gray, sampler, cfg)
     dist = [math.hypot(b.center_mm[0] - cx, b.center_mm[1] - cy) for b in cands]
     hit = min(range(len(cands)), key=lambda i: dist[i]) if cands else -1
-    if hit >= 0 and dist[hit] <= 0.6 * size:
+    if hit >= 0 and dist[hit] <= 0.75 * size:
         out.append(CubeSample(png, cands[hit], class_of(face, rot, cands[hit].rotation_deg)))
     else:
         blob = CubeBlob((cx, cy), size, rot % 90.0, 0.0, z_mm=cz + size / 2)
         out.append(CubeSample(png, blob, class_of(face, rot, blob.rotation_deg)))
-    out.extend(CubeSample(png, b, 0) for b, d in zip(cands, dist, strict=True) if d > 1.2 * size)
+    far = [b for b, d in zip(cands, dist, strict=True) if d > 1.2 * size]
+    out.extend(CubeSample(png, b, 0) for b in far[:max_finder_negatives])
     for _ in range(negatives):
         for _try in range(10):
             rect, z = sampler.places[rng.randrange(len(sampler.places))]
@@ -232,11 +234,11 @@ def make_model() -> Any:
         return [tnn.Conv2d(i, o, 3, padding=1, bias=False), tnn.BatchNorm2d(o), tnn.ReLU()]
 
     return tnn.Sequential(
-        *block(1, 16), tnn.MaxPool2d(2),  # 24
-        *block(16, 32), tnn.MaxPool2d(2),  # 12
-        *block(32, 64), tnn.MaxPool2d(2),  # 6
-        *block(64, 96),
-        tnn.AdaptiveAvgPool2d(2), tnn.Flatten(), tnn.Dropout(0.1), tnn.Linear(96 * 4, len(CUBE_CLASSES)),
+        *block(1, 12), tnn.MaxPool2d(2),  # 24
+        *block(12, 24), tnn.MaxPool2d(2),  # 12
+        *block(24, 48), tnn.MaxPool2d(2),  # 6
+        *block(48, 64),
+        tnn.AdaptiveAvgPool2d(2), tnn.Flatten(), tnn.Dropout(0.1), tnn.Linear(64 * 4, len(CUBE_CLASSES)),
     )
 
 
@@ -305,9 +307,24 @@ def train(out: Path, *, seed: int = 7, epochs: int = 14, copies: int = 12, negat
 
 
 # ---------------------------------------------------------------------- evaluation
-def evaluate_set(name: str = "heldout", model: Path | None = None) -> dict[str, Any]:
-    """Read every cached frame of a set with :func:`vision.cube.read_cube`; exact counts."""
+def held_out_frames(first: int, count: int) -> list[tuple[Path, dict[str, Any]]]:
+    """Frames of ``vision.evaluate``'s held-out seeds (EVAL_SEEDS; rendered on first use)."""
+    from vision.training.rendered import EVAL_SEEDS, rendered
+
+    out = []
+    for seed in range(first, first + count):
+        if seed not in EVAL_SEEDS:
+            raise ValueError(f"seed {seed} is not a held-out seed ({EVAL_SEEDS})")
+        r = rendered(seed)
+        out.append((r.image_path, r.truth))
+    return out
+
+
+def evaluate_set(name: str = "heldout", model: Path | None = None,
+                 items: list[tuple[Path, dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """Read every frame of a set with :func:`vision.cube.read_cube` (oracle profile); exact counts."""
     from vision.cube import CubeNumeral, read_cube
+    from vision.preprocess import to_gray
 
     numeral = CubeNumeral(model or CUBE_MODEL)
     cfg = CubeConfig()
@@ -316,12 +333,15 @@ def evaluate_set(name: str = "heldout", model: Path | None = None) -> dict[str, 
                            "rotation_within_10deg": 0, "per_face": {}, "errors": []}
     sampler: CubeSampler | None = None
     key = ""
-    for png, truth in frames(name):
-        tc = truth["cube"]
+    for png, truth in frames(name) if items is None else items:
+        tc = truth.get("cube")
+        if tc is None:
+            continue
         k = json.dumps(truth["camera"], sort_keys=True) + json.dumps(truth["board"], sort_keys=True)
         if sampler is None or k != key:
             sampler, key = CubeSampler(profile_for(truth)), k
-        gray = load_gray(png)
+        img = cv2.imread(str(png), cv2.IMREAD_COLOR)
+        gray = to_gray(np.asarray(img, np.uint8))  # as vision.reader does
         r = read_cube(gray, sampler, cfg, numeral)
         res["n"] += 1
         pf = res["per_face"].setdefault(str(tc["face"]), {"n": 0, "right": 0, "wrong": 0, "unsure": 0})
@@ -353,6 +373,33 @@ def evaluate_set(name: str = "heldout", model: Path | None = None) -> dict[str, 
     return res
 
 
+def bench(width: int = 1920, height: int = 1080, repeats: int = 20) -> dict[str, Any]:
+    """CPU milliseconds (one core, ``time.process_time``) of the cube stage, ``read_cube`` with the
+    model, on the cached held-out frames at ``width`` x ``height``: median and 90th percentile."""
+    from vision.cube import read_cube
+    from vision.preprocess import to_gray
+    from vision.training.rendered import EVAL_SEEDS
+
+    d = cache_dir() / f"{width}x{height}"
+    pngs = sorted(p for p in d.glob("*.png") if p.stem.isdigit() and int(p.stem) in EVAL_SEEDS)
+    if not pngs:
+        raise ValueError(f"no held-out frames cached in {d}")
+    cfg = CubeConfig()
+    times: list[float] = []
+    for png in pngs:
+        truth = json.loads(png.with_suffix(".json").read_text())
+        sampler = CubeSampler(profile_for(truth))
+        gray = to_gray(np.asarray(cv2.imread(str(png), cv2.IMREAD_COLOR), np.uint8))
+        read_cube(gray, sampler, cfg)  # warm-up (loads the model once)
+        for _ in range(repeats):
+            t0 = time.process_time()
+            read_cube(gray, sampler, cfg)
+            times.append((time.process_time() - t0) * 1000)
+    times.sort()
+    return {"frames": len(pngs), "runs": len(times), "median_ms": round(times[len(times) // 2], 3),
+            "p90_ms": round(times[int(len(times) * 0.9)], 3), "size": f"{width}x{height}"}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.training cube")
     sub = p.add_subparsers(dest="what")
@@ -366,16 +413,26 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--copies", type=int, default=12)
     t.add_argument("--out", type=Path, default=None)
     e = sub.add_parser("eval", help="read the held-out cube set")
-    e.add_argument("--set", default="heldout", choices=sorted(SETS))
+    e.add_argument("--set", default="heldout", choices=[*sorted(SETS), "frames"],
+                   help="a cube set, or 'frames': vision.evaluate's held-out random scenes (--first, --count)")
+    e.add_argument("--first", type=int, default=900_000)
+    e.add_argument("--count", type=int, default=300)
     e.add_argument("--model", type=Path, default=None)
     e.add_argument("--out", type=Path, default=None)
+    b = sub.add_parser("bench", help="cube stage CPU time per frame (median) on cached held-out frames")
+    b.add_argument("--width", type=int, default=1920)
+    b.add_argument("--height", type=int, default=1080)
     args = p.parse_args(argv)
+    if args.what == "bench":
+        print(json.dumps(bench(args.width, args.height)))
+        return 0
     if args.what == "render":
         for i in range(args.first, args.first + args.count):
             print(i, render_camera(args.set, i), flush=True)
         return 0
     if args.what == "eval":
-        res = evaluate_set(args.set, args.model)
+        items = held_out_frames(args.first, args.count) if args.set == "frames" else None
+        res = evaluate_set(args.set, args.model, items)
         text = json.dumps(res, indent=2)
         if args.out:
             args.out.write_text(text + "\n")

@@ -416,6 +416,7 @@ def _memory_figures(mode: str, video: Path, loops: int, target: int, samples: li
         "rss_mb_peak": round(peak, 1),
         "rss_mb_end": round(samples[-1][2], 1) if samples else None,
         "rss_slope_mb_per_hour": round(slope, 2) if slope is not None else None,
+        "rss_baseline_slope_mb_per_hour": _baseline_slope(tail),
         "samples_hours_rss_mb": [[round(h, 3), round(r, 1)] for h, r in pts[:: max(1, len(pts) // 60)]],
         "load_average": [round(x, 1) for x in os.getloadavg()],
     }
@@ -433,6 +434,18 @@ def _proc_mem(pid: int) -> tuple[float | None, float | None]:
     except OSError:
         pass
     return rss, hwm
+
+
+def _baseline_slope(pts: list[tuple[float, float]], bins: int = 10) -> float | None:
+    """The slope of the per-decile median RSS: growth of the baseline, not of the transient peaks a
+    full reading makes (its working memory comes and goes)."""
+    if len(pts) < 2 * bins:
+        return None
+    size = len(pts) // bins
+    meds = [(statistics.median(x for x, _ in pts[i:i + size]), statistics.median(y for _, y in pts[i:i + size]))
+            for i in range(0, size * bins, size)]
+    slope = _slope(meds)
+    return round(slope, 2) if slope is not None else None
 
 
 def _slope(pts: list[tuple[float, float]]) -> float | None:

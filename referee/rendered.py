@@ -104,6 +104,7 @@ class RealVision:
         self.rest_frames = int(reader.config.still_frames) if rest_frames is None else rest_frames
         self.stats: dict[str, float] = {"frames": 0, "full": 0, "rescued": 0, "read_ms": 0.0}
         self._small: np.ndarray | None = None
+        self._regions: Any = None
         self._rest = 0
         self._held: BoardObservation | None = None
 
@@ -113,17 +114,27 @@ class RealVision:
         return float(self.reader.config.count_min_confidence)
 
     def _quiet(self, image: np.ndarray) -> bool:
+        """Nothing moved for ``rest_frames`` frames: the gate's own test (any board region with more
+        than ``motion_fraction`` of its pixels changed, or the whole frame), without the skin test."""
         import cv2
 
+        from vision.motion import RegionMap, region_fractions, shrink
+
         cfg = self.reader.config
-        h, w = image.shape[:2]
-        small = cv2.resize(image, (max(1, round(w * cfg.motion_scale)), max(1, round(h * cfg.motion_scale))),
-                           interpolation=cv2.INTER_AREA)
+        if self._regions is None:
+            self._regions = RegionMap.build(self.profile, cfg)
+        small = shrink(image, self._regions.scale)
+        if small.shape[:2] != self._regions.labels.shape:
+            small = cv2.resize(small, self._regions.labels.shape[::-1], interpolation=cv2.INTER_AREA)
         grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
         prev, self._small = self._small, grey
         if prev is None or prev.shape != grey.shape:
             self._rest = 0
-        elif float((cv2.absdiff(grey, prev) > cfg.motion_threshold).mean()) > cfg.motion_fraction:
+            self._held = None
+            return False
+        changed = cv2.absdiff(grey, prev) > cfg.motion_threshold
+        moving = bool((region_fractions(changed, self._regions)[1:] > cfg.motion_fraction).any())
+        if moving or float(changed.mean()) > cfg.motion_fraction:
             self._rest = 0
             self._held = None
         else:

@@ -89,8 +89,11 @@ class TrackerConfig:
 
     @classmethod
     def for_real_vision(cls, white_seat: str, count_confidence: float = 0.99, **kw: Any) -> TrackerConfig:
-        """The config for the real reader: its own count threshold; dice matched by place; a play
-        ends when all the mover's dice are gone (a die missed in one reading is not a lift)."""
+        """The config for the real reader: its own count threshold; one reading settles a scene (the
+        reader reads only after its gate saw the scene still); dice matched by place; a play ends
+        when all the mover's dice are gone (a die missed in one reading is not a lift)."""
+        # the reader's gate already waits for a still scene before it reads: one reading is settled
+        kw.setdefault("settle_frames", 1)
         return cls.for_seating(white_seat, count_confidence=count_confidence, lift_needs_all=True,
                                same_die_by_place=True, infer_missed_dice=True, unknown_cocked_is_flat=True, **kw)
 

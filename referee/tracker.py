@@ -86,6 +86,7 @@ class TrackerConfig:
     same_die_by_place: bool = False  # a die where a mover's die lay is that die, whatever face is read
     setup_min_sure: int = 12  # an unsure set-up needs this many of the 24 points read with confidence
     infer_missed_dice: bool = False  # a throw with a die missed or a face unread: infer the roll from the play
+    cube_confidence: float = 0.0  # a cube whose place is read less sure than this is taken as unread
 
     @classmethod
     def for_real_vision(cls, white_seat: str, count_confidence: float = 0.99, **kw: Any) -> TrackerConfig:
@@ -94,6 +95,7 @@ class TrackerConfig:
         when all the mover's dice are gone (a die missed in one reading is not a lift)."""
         # the reader's gate already waits for a still scene before it reads: one reading is settled
         kw.setdefault("settle_frames", 1)
+        kw.setdefault("cube_confidence", 0.9)
         return cls.for_seating(white_seat, count_confidence=count_confidence, lift_needs_all=True,
                                same_die_by_place=True, infer_missed_dice=True, unknown_cocked_is_flat=True, **kw)
 
@@ -368,6 +370,8 @@ def scene_of(obs: BoardObservation, cfg: TrackerConfig) -> Scene:
     sure = obs.confident and all(_reading_sure(r, cfg) for r in regions)
     dice = tuple(_seen_die(d, cfg) for d in obs.dice)
     cube = None if obs.cube is None else (obs.cube.face, obs.cube.position.value)
+    if cube is not None and obs.cube is not None and obs.cube.position_confidence < cfg.cube_confidence:
+        cube = (None, cube[1])  # where it sits is unsure: nothing is judged on it
     return Scene(board, conf, sure, dice, cube)
 
 

@@ -1,9 +1,10 @@
 """``bgref demo``: the whole referee on a rendered game, in under a minute.
 
 The simulator plays a game (the camera), with a few scripted infractions of each kind; the
-frames go through vision (the real :class:`vision.reader.BoardReader` when its models are there
-and it reads this board; otherwise the renderer's ground truth, the "oracle", with a note saying
-why), the tracker and the laws, to the device (the real firmware in simavr when avr-gcc and
+frames go through vision (the real :class:`vision.reader.BoardReader`, through
+:class:`referee.rendered.RealVision` and the tracker made for real vision, when it reads the set-up
+confidently; otherwise the renderer's ground truth, the "oracle", with a note saying why), the
+tracker and the laws, to the device (the real firmware in simavr when avr-gcc and
 simavr are installed, otherwise the Python emulator), with the live status view.  At the end:
 the match exported (.mat, .sgf), the evidence images, and a summary of what was caught against
 what was staged.  ``--json`` prints the summary as one JSON object on the last line.

@@ -407,25 +407,57 @@ def _fit_hypothesis(image: Image, lab: npt.NDArray[np.float32], corners: FloatAr
     return fit.support * (0.5 + score), fitted, score, fit.support
 
 
+def _polish(lab: npt.NDArray[np.float32], prof: CalibrationProfile, support: float, free_lens: bool,
+            cfg: CalibrationConfig) -> tuple[CalibrationProfile, float]:
+    """The fit again from ``prof`` with a free offset per board line (:func:`calibration.model.fit_pose`'s
+    ``line_offset_px``), kept when it explains the board's edges better (:func:`calibration.model.fit_cost`).
+
+    Shading and cast shadows shift some colour edges by a pixel or two along their whole length; where
+    they do, the per-line offsets stop those lines from dragging the lens and pose; where they do not,
+    the plain fit (every sample counted) is the sharper one.  The cost picks between the two.
+    """
+    from calibration.model import LINE_OFFSET_SIGMA_PX, fit_cost, fit_pose
+
+    if not cfg.line_offset_polish:
+        return prof, support
+
+    def cost(p: CalibrationProfile) -> float:
+        return fit_cost(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), tol_px=cfg.focal_restart_tol_px)
+
+    start = prof.camera.with_distortion(prof.camera.dist, "default") if free_lens else prof.camera
+    try:
+        fit = fit_pose(lab, start, prof.spec, np.asarray(prof.rvec), np.asarray(prof.tvec), free_lens=free_lens,
+                       searches=(5.0, 3.0, 2.5), line_offset_px=LINE_OFFSET_SIGMA_PX)
+        cam_out = fit.camera.with_distortion(fit.camera.dist, "edges") if free_lens else fit.camera
+        cand = CalibrationProfile.from_pose(cam_out, prof.spec, fit.rvec, fit.tvec, reprojection_px=fit.rms_px,
+                                            corner_confidence=fit.support)
+    except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
+        return prof, support
+    if cost(cand) < cost(prof):
+        return cand, fit.support
+    return prof, support
+
+
 def _focal_restarts(image: Image, lab: npt.NDArray[np.float32], prof: CalibrationProfile, score: float,
                     support: float, cfg: CalibrationConfig) -> tuple[CalibrationProfile, float, float]:
     """Escape a wrong focal length / lens / pose trade-off (a local minimum of the model fit, typically
     10-30 px off at steep tilt): the same outline re-posed through cameras of other focal lengths, fitted
     again, and kept when the board's edges (every model edge and the points' sides, not just the fitted
-    samples) are explained better by a clear margin, at a tight and a loose tolerance together.  Repeated
-    from the new best while it improves."""
-    from calibration.model import _repose, edge_support, fit_pose
+    samples) lie closer to the fit by a clear margin (:func:`calibration.model.fit_cost`) while no fewer
+    of them are explained at a loose tolerance (a restart must not trade the far side of the board for
+    sub-pixel gains elsewhere).  Repeated from the new best while it improves."""
+    from calibration.model import _repose, edge_support, fit_cost, fit_pose
 
-    def explained(p: CalibrationProfile) -> float:
-        total = 0.0
-        for tol in (cfg.focal_restart_tol_px, 1.5):  # tight (settles pixels) + loose (keeps the placement)
-            v = edge_support(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), inner_only=False,
-                             tol_px=tol)
-            v = v[np.isfinite(v)]
-            total += float(v.mean()) if len(v) else 0.0
-        return total
+    def cost(p: CalibrationProfile) -> float:
+        return fit_cost(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), tol_px=cfg.focal_restart_tol_px)
 
-    cur = explained(prof)
+    def loose(p: CalibrationProfile) -> float:
+        v = edge_support(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), inner_only=False,
+                         tol_px=cfg.focal_restart_loose_px)
+        v = v[np.isfinite(v)]
+        return float(v.mean()) if len(v) else 0.0
+
+    cur, cur_loose = cost(prof), loose(prof)
     for _round in range(cfg.focal_restart_rounds):
         best: tuple[float, CalibrationProfile, float] | None = None
         for fac in cfg.focal_restarts:
@@ -439,12 +471,14 @@ def _focal_restarts(image: Image, lab: npt.NDArray[np.float32], prof: Calibratio
                                                     corner_confidence=fit.support)
             except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
                 continue
-            e = explained(cand)
-            if best is None or e > best[0]:
+            e = cost(cand)
+            if (best is None or e < best[0]) and e <= cur - cfg.focal_restart_margin and \
+                    loose(cand) >= cur_loose - cfg.focal_restart_loose_drop:
                 best = (e, cand, fit.support)
-        if best is None or best[0] < cur + cfg.focal_restart_margin:
+        if best is None:
             break
-        cur, prof, support = best[0], best[1], best[2]
+        prof, support = _polish(lab, best[1], best[2], True, cfg)
+        cur, cur_loose = cost(prof), loose(prof)
         score = pattern_score(image, prof)
     return prof, score, support
 
@@ -510,6 +544,7 @@ def find_board(
             f"{got:.2f} (need {cfg.min_pattern_score:.2f}); try --corners or ArUco markers"
         )
     _, prof, score, support = best
+    prof, support = _polish(lab, prof, support, cam.source == "default", cfg)
     if cam.source == "default" and cfg.focal_restarts:
         prof, score, support = _focal_restarts(image, lab, prof, score, support, cfg)
     conf = max(0.0, min(1.0, support * math.exp(-prof.quality.reprojection_px / 1.5)))

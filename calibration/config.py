@@ -34,11 +34,20 @@ class CalibrationConfig:
     """Uncalibrated camera: the winning fit is re-started through these multiples of its focal length
     (empty: off); a restart wins when it explains the board's edges better by ``focal_restart_margin``."""
     focal_restart_rounds: int = 3
-    focal_restart_margin: float = 0.01
-    focal_restart_tol_px: float = 0.8
-    """How close (px at 1920 wide) an edge must be to its predicted line to count as explained tightly;
-    a restart is judged by the mean explained fraction at this tolerance plus the one at 1.5 px (the
-    tight one settles the last pixels, the loose one keeps a restart from drifting to another placement)."""
+    focal_restart_margin: float = 0.005
+    focal_restart_tol_px: float = 1.0
+    """A restart wins when it lowers :func:`calibration.model.fit_cost` (every board edge's distance to its
+    predicted line, truncated at this many px at 1920 wide) by ``focal_restart_margin``: a hit fraction
+    could not tell a focal length / distance trade-off 2-4 px off from the truth, the truncated
+    quadratic does."""
+    focal_restart_loose_px: float = 1.5
+    focal_restart_loose_drop: float = 0.005
+    """... and when the fraction of edge samples explained within ``focal_restart_loose_px`` (all edges,
+    :func:`calibration.model.edge_support`) does not drop by more than this (a lower cost bought by losing
+    the far side of the board is a wrong lens, not a better one)."""
+    line_offset_polish: bool = True
+    """The winning fit is polished once more with a free offset per board line and the better of the two
+    (by :func:`calibration.model.fit_cost`) is kept (:func:`calibration.board._polish`)."""
     min_pattern_score: float = 0.35
     """Minimum triangle-pattern contrast score for a candidate to count as a board."""
     # --- sub-pixel refinement of the outline

@@ -108,10 +108,19 @@ def observe(
     Returns obs (M, 2) image points, P (M, 3) the model edge point each belongs to, T (M, 3) the
     edge's direction, strength (M,), and the number of samples tried.
     """
+    obs, P, T, strength, _line, n_try = observe_lines(lab, K, dist, rvec, tvec, spec, search, step_mm, segments)
+    return obs, P, T, strength, n_try
+
+
+def observe_lines(
+    lab: LabImage, K: FloatArray, dist: FloatArray, rvec: FloatArray, tvec: FloatArray, spec: BoardSpec,
+    search: float, step_mm: float = 6.0, segments: tuple[Segment, ...] | None = None,
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, npt.NDArray[np.int64], int]:
+    """:func:`observe`, plus the index (into ``segments``) of the line each observation belongs to."""
     segs = segments if segments is not None else model_segments(spec)
     h = spec.rail_height_mm
-    A, U, OUT, T, FL = [], [], [], [], []
-    for s in segs:
+    A, U, OUT, T, FL, IDX = [], [], [], [], [], []
+    for i_seg, s in enumerate(segs):
         a, b = np.array(s.a), np.array(s.b)
         length = float(np.linalg.norm(b - a))
         n = max(6, int(length / step_mm))
@@ -121,12 +130,14 @@ def observe(
         U.append(np.tile(s.up, (n, 1)))
         OUT.append(np.full(n, s.outer))
         FL.append(np.full(n, s.flat))
+        IDX.append(np.full(n, i_seg, np.int64))
         T.append(np.tile(np.append((b - a) / length, 0.0), (n, 1)))
     pts2 = np.vstack(A)
     up = np.vstack(U)
     outer = np.concatenate(OUT)
     flat = np.concatenate(FL)
     tang = np.vstack(T)
+    line = np.concatenate(IDX)
     m = len(pts2)
     rim = np.hstack([pts2, np.full((m, 1), h)])
     foot = np.hstack([pts2, np.where(outer, OUTER_FOOT_MM, 0.0)[:, None]])
@@ -160,7 +171,7 @@ def observe(
     ok = keep & valid.all(axis=1) & (y1 > 0)
     obs = centre + sft[:, None] * u
     P = np.where(use_foot[:, None], foot, rim)
-    return obs[ok], P[ok], tang[ok], y1[ok], int(keep.sum())
+    return obs[ok], P[ok], tang[ok], y1[ok], line[ok], int(keep.sum())
 
 
 def edge_support(lab: LabImage, camera: CameraModel, spec: BoardSpec, rvec: FloatArray, tvec: FloatArray,
@@ -193,6 +204,36 @@ def edge_support(lab: LabImage, camera: CameraModel, spec: BoardSpec, rvec: Floa
     return out
 
 
+def fit_cost(lab: LabImage, camera: CameraModel, spec: BoardSpec, rvec: FloatArray, tvec: FloatArray, *,
+             tol_px: float = 1.0, search_px: float = 4.0) -> float:
+    """0..1, lower is better: how far the board's edges lie from where the pose predicts them.
+
+    Every edge of the fit (the outer outline where its wall is hidden, the rims or wall feet of the
+    tables and tray columns, the two long sides of all 24 points) is searched within ``search_px``
+    across its predicted line; each sample costs ``min(r, tol)^2 / tol^2`` for a perpendicular
+    distance ``r`` (a truncated quadratic: a good fit is rewarded to the sub-pixel, a wrong edge
+    costs no more than a missing one), and a sample with no clear edge costs 1.  Unlike a hit
+    fraction, it tells apart two placements that both lie within a pixel of most edges (a focal
+    length / distance trade-off), and unlike the fit's own residuals it also judges samples the fit
+    rejected.  Distances are in px at 1920 wide (scaled with the image).
+    """
+    scale = camera.width / 1920.0
+    tol, search = max(0.5, tol_px * scale), max(2.0, search_px * scale)
+    rvec, tvec = np.asarray(rvec, np.float64).ravel(), np.asarray(tvec, np.float64).ravel()
+    K, dist = camera.matrix, camera.dist_array
+    segs = model_segments(spec) + triangle_segments(spec)
+    obs, P, T, strength, n_try = observe(lab, K, dist, rvec, tvec, spec, search, segments=segs)
+    if n_try == 0 or len(obs) == 0:
+        return 1.0
+    m = len(P)
+    proj = _project(np.vstack([P, P + T * 10.0]), rvec, tvec, K, dist).reshape(2, m, 2)
+    d = proj[1] - proj[0]
+    d /= np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
+    e = obs - proj[0]
+    r = np.abs(e[:, 0] * d[:, 1] - e[:, 1] * d[:, 0])[strength > 1.0]
+    return float((np.sum(np.minimum(r, tol) ** 2) / tol**2 + (n_try - len(r))) / n_try)
+
+
 def _params_camera(cam: CameraModel, p: FloatArray, free: bool) -> tuple[FloatArray, FloatArray]:
     if not free:
         return cam.matrix, cam.dist_array
@@ -200,6 +241,12 @@ def _params_camera(cam: CameraModel, p: FloatArray, free: bool) -> tuple[FloatAr
     K = np.array([[f, 0, cam.cx], [0, f, cam.cy], [0, 0, 1.0]])
     return K, np.array([p[7], p[8], p[9], p[10], 0.0])
 
+
+LINE_OFFSET_SIGMA_PX = 0.6
+"""Prior spread (px at 1920 wide) of a line's systematic offset when :func:`fit_pose` estimates them
+(the final polish of :func:`calibration.board.find_board`)."""
+LINE_OFFSET_SEARCH_PX = 5.0
+"""Line offsets are estimated once the search window (px at 1920 wide) is this narrow."""
 
 PRIOR_SIGMA = np.array([0.2, 1.0, 0.5, 0.003, 0.003])
 """Weak priors on log(f / f_default), k1, k2, p1, p2 (only the lens terms; the pose is free)."""
@@ -223,12 +270,19 @@ def _residuals(p: FloatArray, cam: CameraModel, obs: FloatArray, P: FloatArray, 
 def fit_pose(
     lab: LabImage, camera: CameraModel, spec: BoardSpec, rvec: FloatArray, tvec: FloatArray, *,
     free_lens: bool | None = None, searches: tuple[float, ...] = (24.0, 14.0, 8.0, 5.0, 3.0, 2.5),
-    use_triangles: bool = True,
+    use_triangles: bool = True, line_offset_px: float | None = None,
 ) -> PoseFit:
     """Refine ``rvec``/``tvec`` (and the lens of a default camera) to the board's edges in ``lab``.
 
     ``lab`` is :func:`calibration.board.smoothed_lab` of the frame.  Raises :class:`BoardNotFound`
     when too few edges are seen.
+
+    ``line_offset_px`` (px at 1920 wide; None: off): in the fine stages every observed line gets its
+    own offset across itself, with this prior spread.  A colour edge is rarely seen exactly where the
+    geometry puts it (a rail's cast shadow, a bevel, shading on a wall shift it by a pixel or two, the
+    same way along the whole line); with a free offset, a line's many samples can no longer pull the
+    pose and the lens as if each were an independent measurement: each line weighs about as much as
+    its systematic error allows, and still contributes its direction and curvature in full.
     """
     free = (camera.source == "default") if free_lens is None else free_lens
     rvec, tvec = np.asarray(rvec, np.float64).ravel(), np.asarray(tvec, np.float64).ravel()
@@ -249,36 +303,57 @@ def fit_pose(
     for stage, s in enumerate(searches):
         search = max(1.5, s * scale_px)
         K, dist = _params_camera(camera, p, free)
-        obs, P, T, strength, n_try = observe(lab, K, dist, p[:3], p[3:6], spec, search,
-                                             segments=segs_fine if s <= TRIANGLE_SEARCH_PX else segs)
+        obs, P, T, strength, line, n_try = observe_lines(
+            lab, K, dist, p[:3], p[3:6], spec, search, segments=segs_fine if s <= TRIANGLE_SEARCH_PX else segs)
         strong = strength > max(1e-3, 0.25 * float(np.median(strength))) if len(strength) else strength > 0
-        obs, P, T = obs[strong], P[strong], T[strong]
+        obs, P, T, line = obs[strong], P[strong], T[strong], line[strong]
         if len(obs) < 30:
             raise BoardNotFound("the board's edges are not visible enough to fit")
         lens = free and stage >= 1
         npar = n_par if lens else 6
-        for _it in range(6):
+        m = len(obs)
+        # per-line offsets (fine stages): columns after the camera's, a prior row each
+        use_off = line_offset_px is not None and s <= LINE_OFFSET_SEARCH_PX
+        ids, li = np.unique(line, return_inverse=True) if use_off else (np.zeros(0, np.int64), np.zeros(m, np.int64))
+        n_off = len(ids)
+        off = np.zeros(n_off)
+        sig_off = (line_offset_px or 1.0) * scale_px
+        for _it in range(6 if not use_off else 8):
             r = _residuals(p, camera, obs, P, T, lens, prior0)
-            m = len(obs)
+            if n_off:
+                r[:m] -= off[li]
             rr = np.abs(r[:m])
             sig = max(0.4 * scale_px, 1.4826 * float(np.median(rr)))
             c = 3.0 * sig
             w = np.where(rr < c, (1 - (rr / c) ** 2) ** 2, 0.0)  # Tukey
-            if lens:
-                w = np.concatenate([w, np.ones(len(r) - m)])
+            w = np.concatenate([w, np.ones(len(r) - m)])
             J = np.empty((len(r), npar))
             for j in range(npar):
                 dp = np.zeros_like(p)
                 dp[j] = 1e-6 if j < 3 else (1e-3 if j < 6 else 1e-6)
-                J[:, j] = (_residuals(p + dp, camera, obs, P, T, lens, prior0) - r) / dp[j]
+                rj = _residuals(p + dp, camera, obs, P, T, lens, prior0)
+                if n_off:
+                    rj[:m] -= off[li]
+                J[:, j] = (rj - r) / dp[j]
             Jw = J * w[:, None]
             Amat = Jw.T @ J
+            g = Jw.T @ r
+            if n_off:
+                # the offsets' block is diagonal: eliminate it (Schur complement), then back-substitute
+                wd = w[:m]
+                Abb = np.bincount(li, weights=wd, minlength=n_off) + 1.0 / sig_off**2
+                Apb = -np.stack([np.bincount(li, weights=wd * J[:m, k], minlength=n_off) for k in range(npar)])
+                gb = -np.bincount(li, weights=wd * r[:m], minlength=n_off) + off / sig_off**2
+                Amat = Amat - (Apb / Abb[None, :]) @ Apb.T
+                g = g - Apb @ (gb / Abb)
             Amat += np.eye(npar) * 1e-9 * max(float(np.trace(Amat)), 1e-9)
             try:
-                step = np.linalg.solve(Amat, -(Jw.T @ r))
+                step = np.linalg.solve(Amat, -g)
             except np.linalg.LinAlgError:
                 break
             p[:npar] += step
+            if n_off:
+                off += (-gb - Apb.T @ step) / Abb
             if np.abs(step).max() < 1e-8:
                 break
     K, dist = _params_camera(camera, p, free)

@@ -18,6 +18,7 @@ above reliably.
 from __future__ import annotations
 
 import functools
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +57,49 @@ class Slot:
     x: float
     y: float
     z: float
+
+
+def slot_session(path: Path = SLOT_MODEL) -> Any:
+    """A single-threaded onnxruntime session for a slot model (the live loop shares 2 cores)."""
+    import onnxruntime as ort
+
+    if not path.is_file():
+        raise ValueError(f"slot model {str(path)!r} not found (train it with `python -m vision.training slots`)")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+
+class SlotClassifier:
+    """The checker-slot model (ONNX), loaded once.
+
+    Models trained by ``vision.training.slots`` take the raw patches (uint8, normalising inside the
+    model) and record their fitted softmax temperature in ``<model>.train.json``; an older model
+    takes ``normalise_slots`` floats.  ``patch`` is the model's input side (the sampler cuts that)."""
+
+    def __init__(self, path: Path = SLOT_MODEL) -> None:
+        self._session = slot_session(path)
+        inp = self._session.get_inputs()[0]
+        self._input = inp.name
+        self._raw = inp.type == "tensor(uint8)"
+        self.patch = int(inp.shape[-2] if self._raw else inp.shape[-1])
+        rec = path.with_suffix(".train.json")
+        t = json.loads(rec.read_text()).get("temperature") if rec.is_file() else None
+        self.temperature = float(t) if isinstance(t, (int, float)) else 1.0
+
+    def logits(self, patches: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+        x = np.ascontiguousarray(patches) if self._raw else normalise_slots(patches)
+        return np.asarray(self._session.run(None, {self._input: x})[0], np.float32)
+
+    def probabilities(self, patches: npt.NDArray[np.uint8], temperature: float | None = None) -> npt.NDArray[np.float32]:
+        """Class probabilities per slot; ``temperature`` None: the model's fitted one."""
+        logits = self.logits(patches) / np.float32(self.temperature if temperature is None else temperature)
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        out: npt.NDArray[np.float32] = e / e.sum(axis=1, keepdims=True)
+        assert out.shape[1] == len(SLOT_CLASSES)
+        return out
 
 
 def bar_capacity(layout: BoardLayout) -> int:
@@ -206,7 +250,7 @@ def counts_from_slot_probs(
         if region == "bar":
             for side in Side:
                 ps = probs64[[i for i in ix if slots[i].side is side]]
-                w2, b2, c2 = decode_stack(ps, len(ps), (side,), hand_max)
+                w2, b2, c2 = decode_stack(ps, len(ps), (side,), hand_max, object_hides=True)
                 if _argmax_doubt(ps, side):
                     c2 = 0.0  # a checker on the wrong half of the bar, a gap: do not guess
                 w += w2
@@ -311,18 +355,23 @@ def stack_hypotheses(n_slots: int, cap: int, colours: tuple[Side, ...]) -> tuple
 
 
 def decode_stack(ps: npt.NDArray[np.float64], cap: int, colours: tuple[Side, ...],
-                 hand_max: float = 0.3) -> tuple[int, int, float]:
+                 hand_max: float = 0.3, object_hides: bool = False) -> tuple[int, int, float]:
     """Joint reading of one stack: (white, black, confidence) from its slots' probabilities.
 
     A stack fills its slots in order (``slot_layers``), so only a few slot patterns are possible:
     the count whose pattern has the highest likelihood (product over slots) wins, and its posterior
     (uniform prior over counts) is the confidence.  "object" (a die or the cube on an empty slot)
-    counts as empty.  Any slot that looks like a hand makes the confidence 0.
+    counts as empty, unless ``object_hides`` (the bar, where the cube sits in the middle and can
+    cover a checker): then "object" is no evidence either way.  Any slot that looks like a hand
+    makes the confidence 0.
     """
     if len(ps) == 0:
         return 0, 0, 0.0
     q = np.array(ps[:, :OBJECT], np.float64)
-    q[:, 0] += ps[:, OBJECT]
+    if object_hides:
+        q += ps[:, OBJECT, None]
+    else:
+        q[:, 0] += ps[:, OBJECT]
     hyps, cls = stack_hypotheses(len(ps), cap, colours)
     ll = np.log(np.maximum(q[np.arange(len(q))[None, :], cls], 1e-12)).sum(axis=1)
     post = np.exp(ll - ll.max())

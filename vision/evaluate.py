@@ -21,14 +21,14 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 
 from vision.config import VisionConfig
-from vision.dice.classify import FaceClassifier
-from vision.preprocess import crop_patch, to_gray
-from vision.training.data import load, shared_dir, tomi_samples, webcam_samples
+
+if TYPE_CHECKING:
+    from vision.dice.classify import FaceClassifier
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -38,6 +38,9 @@ def _rate(n: int, d: int) -> float | None:
 
 
 def eval_tomitomi(root: Path, clf: FaceClassifier, cfg: VisionConfig) -> dict[str, Any]:
+    from vision.preprocess import crop_patch
+    from vision.training.data import load, tomi_samples
+
     right = wrong = unsure = 0
     errors: list[str] = []
     for s in tomi_samples(root, held_out=True):
@@ -56,6 +59,8 @@ def eval_tomitomi(root: Path, clf: FaceClassifier, cfg: VisionConfig) -> dict[st
 
 def eval_webcam(root: Path, clf: FaceClassifier, cfg: VisionConfig) -> tuple[dict[str, Any], dict[str, Any]]:
     from vision.dice.photo import find_dice
+    from vision.preprocess import crop_patch, to_gray
+    from vision.training.data import webcam_samples
 
     c_right = c_wrong = c_unsure = c_nocand = 0
     f_right = f_wrong = f_unsure = f_missed = f_false = 0
@@ -275,8 +280,7 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
     Also the checker stage's CPU time per frame."""
     import statistics
 
-    from vision.checkers import SlotSampler, counts_from_slot_probs
-    from vision.reader import SlotClassifier
+    from vision.checkers import SlotClassifier, SlotSampler, counts_from_slot_probs
     from vision.training.rendered import EVAL_SEEDS, profile_for, rendered
 
     clf = SlotClassifier()
@@ -350,6 +354,10 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Dice, cube and the real-photo sections are imported only when asked for, so the checker
+    evaluation runs on its own."""
+    from vision.training.data import shared_dir
+
     p = argparse.ArgumentParser(prog="python -m vision.evaluate")
     p.add_argument("--data", type=Path, default=shared_dir())
     p.add_argument("--out", type=Path, default=REPO / "docs" / "vision_accuracy.json")
@@ -360,7 +368,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="skip this many evaluation seeds (900000..900039 were used to choose thresholds)")
     args = p.parse_args(argv)
     cfg = VisionConfig()
-    clf = FaceClassifier() if args.only in (None, "real") else None
+    clf = None
+    if args.only in (None, "real"):
+        from vision.dice.classify import FaceClassifier
+
+        clf = FaceClassifier()
     result: dict[str, Any] = {}
     if args.out.is_file():
         result = json.loads(args.out.read_text())

@@ -11,7 +11,6 @@ after a full reading, that reading is returned again for the cost of the gate al
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -22,50 +21,19 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.checkers import (
-    SLOT_CLASSES,
     SLOT_MODEL,
     CheckerReadings,
+    SlotClassifier,
     SlotSampler,
     counts_from_slot_probs,
-    normalise_slots,
 )
 from vision.config import VisionConfig
 from vision.cube import CubeSampler, read_cube
 from vision.dice.board import DiceSearch, read_dice
-from vision.dice.classify import DIE_FACE_MODEL, FaceClassifier, session
+from vision.dice.classify import DIE_FACE_MODEL, FaceClassifier
 from vision.motion import MotionGate, MotionReport, RegionMap
 from vision.observation import BoardObservation, CountReading, CubeReading, DieReading
 from vision.preprocess import to_gray
-
-
-class SlotClassifier:
-    """The checker-slot model (ONNX), loaded once.
-
-    Models trained by ``vision.training.slots`` take the raw patches (uint8, normalising inside the
-    model) and record their fitted softmax temperature in ``<model>.train.json``; an older model
-    takes ``normalise_slots`` floats.  ``patch`` is the model's input side (the sampler cuts that)."""
-
-    def __init__(self, path: Path = SLOT_MODEL) -> None:
-        self._session = session(path)
-        inp = self._session.get_inputs()[0]
-        self._input = inp.name
-        self._raw = inp.type == "tensor(uint8)"
-        self.patch = int(inp.shape[-2] if self._raw else inp.shape[-1])
-        rec = path.with_suffix(".train.json")
-        t = json.loads(rec.read_text()).get("temperature") if rec.is_file() else None
-        self.temperature = float(t) if isinstance(t, (int, float)) else 1.0
-
-    def logits(self, patches: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
-        x = np.ascontiguousarray(patches) if self._raw else normalise_slots(patches)
-        return np.asarray(self._session.run(None, {self._input: x})[0], np.float32)
-
-    def probabilities(self, patches: npt.NDArray[np.uint8], temperature: float | None = None) -> npt.NDArray[np.float32]:
-        """Class probabilities per slot; ``temperature`` None: the model's fitted one."""
-        logits = self.logits(patches) / np.float32(self.temperature if temperature is None else temperature)
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        out: npt.NDArray[np.float32] = e / e.sum(axis=1, keepdims=True)
-        assert out.shape[1] == len(SLOT_CLASSES)
-        return out
 
 
 class _ProfileState:

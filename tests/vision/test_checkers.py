@@ -213,3 +213,16 @@ def json_key(x: object) -> str:
     import json
 
     return json.dumps(x, sort_keys=True)
+
+
+def test_the_cube_on_the_bar_may_hide_a_checker() -> None:
+    """A point's "object" slot (a die) reads as empty; on the bar the cube can hide a checker, so
+    an "object" there is no evidence and the bar's count under it stays unsure."""
+    labels = slot_labels(LAYOUT, SLOTS, [(0, 0)] * 24, (0, 0))
+    bar0 = next(i for i, s in enumerate(SLOTS) if s.region == "bar" and s.side is Side.BLACK and s.index == 0)
+    p3 = next(i for i, s in enumerate(SLOTS) if s.region == "p3" and s.index == 2)
+    labels[bar0] = OBJECT
+    labels[p3] = OBJECT
+    r = counts_from_slot_probs(SLOTS, _onehot(labels))
+    assert (r.points[2].white, r.points[2].black) == (0, 0) and r.points[2].confidence > 0.99
+    assert r.bar.confidence < 0.9

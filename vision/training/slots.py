@@ -247,9 +247,9 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
 
 def calibrate(model_path: Path, frames: list[Rendered], patch: int = SLOT_PATCH) -> dict[str, Any]:
     """Temperature and per-region figures of a model on held-out frames."""
-    from vision.dice.classify import session
+    from vision.checkers import slot_session
 
-    sess = session(model_path)
+    sess = slot_session(model_path)
     name = sess.get_inputs()[0].name
     logits, slot_right, slot_n = [], 0, 0
     for r in frames:

@@ -9,6 +9,7 @@ still an illegal play.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from referee.session import Session, SessionInfo, presented
 from referee.tracker import Emitted, Tracker, TrackerConfig, board_of, infer_throw, setup_agreement
@@ -187,3 +188,26 @@ def test_the_movers_dice_seen_late_are_his_not_the_next_throw() -> None:
     throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
     assert [(t.player, sorted(t.values)) for t in throws] == [(Side.BLACK, [4, 6])]
     assert ses.machine.position == p2 and ses.machine.on_roll is Side.WHITE
+
+
+def test_a_journal_with_unsure_calls_resumes_exactly(tmp_path: Path) -> None:
+    """A throw that looks void after an unexplained board change is asked about (the laws' wrong-table
+    finding presented as a check); the journal resumes to the same state and verdicts."""
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    moved = after(p1, (6, 4), "24/18 13/9")  # a BLACK play the referee never saw thrown
+    in_white_table = (die(6, Area.RIGHT_TABLE, W_SPOTS[0]), die(4, Area.RIGHT_TABLE, W_SPOTS[1]))
+    s.show(moved, in_white_table, unsure_points=(2, 4))
+    journal = tmp_path / "j.jsonl"
+    ses = Session.start(SessionInfo(), journal, tracker_config=REAL, evidence=False)
+    for obs in s:
+        ses.process(obs)
+    checks = [j for j in ses.judged if j.verdict.kind is VerdictKind.CHECK]
+    assert ses.stats.infractions == 0 and checks and "dice-wrong-table" in checks[-1].verdict.director
+    snap, state = ses.snapshot(), ses.tracker.state
+    ses.close()
+    back = Session.resume(journal, tracker_config=REAL, evidence=False)
+    restored = replace(back.tracker.state, seq=state.seq, pending=state.pending, pending_count=state.pending_count)
+    assert back.snapshot() == snap and restored == state and back.stats.infractions == 0  # (frames after the
+    # last journalled record are not journalled: a replay resumes after it)
+    back.close()

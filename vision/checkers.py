@@ -219,7 +219,7 @@ class CheckerReadings:
 
 def counts_from_slot_probs(
     slots: tuple[Slot, ...], probs: npt.NDArray[np.float32], covered: frozenset[str] = frozenset(),
-    hand_max: float = 0.3,
+    hand_max: float = 0.3, layer_error_factor: float = 1.0,
 ) -> CheckerReadings:
     """Turn per-slot class probabilities into counts with confidences, one stack at a time.
 
@@ -241,6 +241,9 @@ def counts_from_slot_probs(
         # all 24 points at once (same number of slots each)
         block = probs64[np.stack([groups[r] for r in pts])]
         for r, (w, b, c) in zip(pts, decode_stacks(block, (Side.WHITE, Side.BLACK), hand_max), strict=True):
+            if max(w, b) >= block.shape[1]:
+                # a full row or more: a missed second layer on a slot is the model's typical error
+                c = max(0.0, 1.0 - layer_error_factor * (1.0 - c))
             readings[r] = CountReading(w, b, c)
     for region, ix in groups.items():
         if region in readings:
@@ -309,7 +312,7 @@ def decode_stacks(ps: npt.NDArray[np.float64], colours: tuple[Side, ...],
     stacks with the same number of slots at once: ``ps`` is (stacks, slots, classes)."""
     m, k, _ = ps.shape
     q = np.array(ps[:, :, :OBJECT], np.float64)
-    q[:, :, 0] += ps[:, :, OBJECT]
+    q += ps[:, :, OBJECT, None]  # a die or the cube may lie on a checker: no evidence either way
     hyps, cls = stack_hypotheses(k, k, colours)
     logq = np.log(np.maximum(q, 1e-12))
     ll = logq[:, np.arange(k)[None, :], cls].sum(axis=2)  # (stacks, hypotheses)
@@ -355,15 +358,15 @@ def stack_hypotheses(n_slots: int, cap: int, colours: tuple[Side, ...]) -> tuple
 
 
 def decode_stack(ps: npt.NDArray[np.float64], cap: int, colours: tuple[Side, ...],
-                 hand_max: float = 0.3, object_hides: bool = False) -> tuple[int, int, float]:
+                 hand_max: float = 0.3, object_hides: bool = True) -> tuple[int, int, float]:
     """Joint reading of one stack: (white, black, confidence) from its slots' probabilities.
 
     A stack fills its slots in order (``slot_layers``), so only a few slot patterns are possible:
     the count whose pattern has the highest likelihood (product over slots) wins, and its posterior
     (uniform prior over counts) is the confidence.  "object" (a die or the cube on an empty slot)
-    counts as empty, unless ``object_hides`` (the bar, where the cube sits in the middle and can
-    cover a checker): then "object" is no evidence either way.  Any slot that looks like a hand
-    makes the confidence 0.
+    is no evidence either way (``object_hides``: the cube in the middle can cover a bar checker, a
+    die can rest on a checker, and the model then sees the object, not the checker), or counts
+    as empty (``object_hides=False``).  Any slot that looks like a hand makes the confidence 0.
     """
     if len(ps) == 0:
         return 0, 0, 0.0

@@ -32,6 +32,11 @@ class VisionConfig:
     """A count (the joint posterior of its stack, ``checkers.decode_stack``) below this confidence is
     unsure, and makes the observation not confident.  Chosen on validation seeds 900000-900039: the
     lowest value with no confident-wrong stack there (0.98 still let 5-vs-6 stacks through)."""
+    slot_layer_error_factor: float = 10.0
+    """A point read as a full row or more (5+ on a tournament board) has its error probability
+    (1 - confidence) multiplied by this: the slot model's typical confident error is a missed
+    second-layer checker (6 read as 5).  Chosen on the held-out training frames and validation seeds
+    (10: no confident-wrong region there at 0.99)."""
     slot_hand_max: float = 0.3
     """A stack with any slot whose "hand" probability reaches this is not read (confidence 0)."""
     slot_temperature: float | None = None

@@ -300,7 +300,7 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
         img = r.image()
         t0 = time.process_time()
         probs = clf.probabilities(sampler.patches(img), cfg.slot_temperature)
-        rd = counts_from_slot_probs(sampler.slots, probs, frozenset(), cfg.slot_hand_max)
+        rd = counts_from_slot_probs(sampler.slots, probs, frozenset(), cfg.slot_hand_max, cfg.slot_layer_error_factor)
         cpu_ms.append((time.process_time() - t0) * 1000)
         c = t["counts"]
         cov = set(t["hands"]["covered"])

@@ -104,7 +104,8 @@ class BoardReader:
         t0 = time.perf_counter()
         patches = st.sampler.patches(image)
         probs = self.slots.probabilities(patches, cfg.slot_temperature)
-        checkers: CheckerReadings = counts_from_slot_probs(st.sampler.slots, probs, covered, cfg.slot_hand_max)
+        checkers: CheckerReadings = counts_from_slot_probs(st.sampler.slots, probs, covered, cfg.slot_hand_max,
+                                                               cfg.slot_layer_error_factor)
         t1 = time.perf_counter()
         timings.append(("checkers", round((t1 - t0) * 1000, 3)))
         gray = to_gray(image)

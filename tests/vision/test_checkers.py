@@ -216,8 +216,8 @@ def json_key(x: object) -> str:
 
 
 def test_the_cube_on_the_bar_may_hide_a_checker() -> None:
-    """A point's "object" slot (a die) reads as empty; on the bar the cube can hide a checker, so
-    an "object" there is no evidence and the bar's count under it stays unsure."""
+    """An "object" slot (a die, the cube) is no evidence: beyond an empty slot 0 the point still
+    reads empty, but on the bar the cube on slot 0 may hide a checker and the bar stays unsure."""
     labels = slot_labels(LAYOUT, SLOTS, [(0, 0)] * 24, (0, 0))
     bar0 = next(i for i, s in enumerate(SLOTS) if s.region == "bar" and s.side is Side.BLACK and s.index == 0)
     p3 = next(i for i, s in enumerate(SLOTS) if s.region == "p3" and s.index == 2)
@@ -226,3 +226,14 @@ def test_the_cube_on_the_bar_may_hide_a_checker() -> None:
     r = counts_from_slot_probs(SLOTS, _onehot(labels))
     assert (r.points[2].white, r.points[2].black) == (0, 0) and r.points[2].confidence > 0.99
     assert r.bar.confidence < 0.9
+
+
+def test_full_rows_need_more_confidence() -> None:
+    """A full row (5) could be a 6 with its second layer missed: its error is weighted up."""
+    labels = slot_labels(LAYOUT, SLOTS, [(5, 0)] + [(0, 0)] * 23, (0, 0))
+    probs = _onehot(labels, 0.999)
+    plain = counts_from_slot_probs(SLOTS, probs).points[0]
+    strict = counts_from_slot_probs(SLOTS, probs, layer_error_factor=10.0).points[0]
+    assert (strict.white, strict.black) == (5, 0)
+    assert strict.confidence < plain.confidence
+    assert abs((1 - strict.confidence) - 10 * (1 - plain.confidence)) < 2e-4

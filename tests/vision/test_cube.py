@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -41,8 +42,8 @@ DATA = Path(__file__).resolve().parent / "data"
 needs_model = pytest.mark.skipif(not CUBE_MODEL.is_file(), reason="cube model not installed")
 
 
-def _frame(seed: int) -> tuple[np.ndarray, CalibrationProfile, dict[str, object]]:
-    img = cv2.imread(str(DATA / f"board_{seed}.jpg"), cv2.IMREAD_GRAYSCALE)
+def _frame(seed: int) -> tuple[np.ndarray, CalibrationProfile, dict[str, Any]]:
+    img = np.asarray(cv2.imread(str(DATA / f"board_{seed}.jpg"), cv2.IMREAD_GRAYSCALE), np.uint8)
     prof = CalibrationProfile.load(DATA / f"board_{seed}.profile.json")
     truth = json.loads((DATA / f"board_{seed}.truth.json").read_text())
     return img, prof, truth
@@ -139,14 +140,18 @@ def test_golden_frames_face_and_rotation(seed: int) -> None:
     r = read_cube(gray, CubeSampler(prof), VisionConfig())
     assert r is not None
     tc = truth["cube"]
-    assert (r.face, r.position.value) == (tc["face"], tc["position"])
-    assert abs((r.rotation_deg - tc["rotation_deg"] + 180) % 360 - 180) < 15
+    assert r.position.value == tc["position"]
+    assert r.face in (tc["face"], None)  # never a wrong face; unsure is allowed
+    if r.face is not None:
+        assert r.face_confidence >= VisionConfig().cube_min_confidence
+        assert abs((r.rotation_deg - tc["rotation_deg"] + 180) % 360 - 180) < 15
 
 
 @needs_model
 def test_painted_faces_in_every_turn() -> None:
-    """Every numeral in four turns, painted over the middle cube of a golden frame: read right
-    (or unsure), never wrong, and the turn comes back."""
+    """Every numeral in its four turns, painted over the top face of the middle cube of a golden
+    frame (the face's texture square, 0.86 of a side, aligned with the cube's edges, as the renderer
+    draws it): read right (or unsure), never wrong, and the turn comes back."""
     gray, prof, truth = _frame(900023)
     cube = truth["cube"]
     size = prof.spec.cube_size_mm
@@ -156,12 +161,13 @@ def test_painted_faces_in_every_turn() -> None:
     assert numeral is not None
     right = 0
     for face in MODEL_FACES:
-        for rotation in (10.0, 100.0, 190.0, 280.0):
-            painted = _paint(gray, prof, (cx, cy), cz + size / 2, face, rotation, size * 1.3)
+        for k in range(4):
+            rotation = (cube["rotation_deg"] + 90.0 * k) % 360.0
+            painted = _paint(gray, prof, (cx, cy), cz + size / 2, face, rotation, size * 0.86)
             r = read_cube(painted, sampler, CubeConfig(), numeral)
             assert r is not None and r.position is CubePosition.MIDDLE
             assert r.face in (face, None), (face, rotation, r)
             if r.face == face:
                 right += 1
-                assert abs((r.rotation_deg - rotation + 180) % 360 - 180) < 20, (face, rotation, r)
+                assert abs((r.rotation_deg - rotation + 180) % 360 - 180) < 10, (face, rotation, r)
     assert right >= 20

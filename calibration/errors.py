@@ -54,3 +54,8 @@ class CornersError(CalibrationError):
 
 class TargetNotFound(CalibrationError):
     """A chessboard / ChArUco target for the camera intrinsics was not found in enough images."""
+
+
+class SeatsUndecided(CalibrationError):
+    """The frame does not show the starting position clearly enough to tell the seats and home side
+    (calibration abstains rather than guess: pass the seating, ``--white``/``--home``)."""

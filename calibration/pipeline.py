@@ -15,7 +15,7 @@ from calibration.aruco import find_marker_corners
 from calibration.board import BoardFit, find_board, fit_model, pattern_score, refine_outline
 from calibration.camera import CameraModel
 from calibration.config import CalibrationConfig
-from calibration.errors import CalibrationError
+from calibration.errors import CalibrationError, SeatsUndecided
 from calibration.homography import as_points, canonical_corners
 from calibration.profile import CalibrationProfile
 from calibration.seats import SeatingResult, detect_seating
@@ -46,8 +46,9 @@ def calibrate_frame(
 ) -> CalibrationResult:
     """Calibrate from one frame: automatic, from ArUco markers, or from four manual corners.
 
-    ``seating`` given = trust it; otherwise it is detected from the starting position (and a frame
-    that does not show the starting position keeps the default seating, with a note).  ``spec`` None
+    ``seating`` given = trust it; otherwise it is detected from the starting position, and a frame
+    that does not show it clearly raises :class:`SeatsUndecided` (calibration abstains rather than
+    guess the seats; a frame that shows it with a few slots off gets a note).  ``spec`` None
     means: guess the board type (tournament or travel) from the fit (manual and ArUco paths then
     assume a tournament board).
     """
@@ -87,6 +88,13 @@ def calibrate_frame(
         prof = prof.with_seating(seating)
     else:
         seats = detect_seating(image, prof)
+        if seats.score < cfg.seat_min_score or seats.margin < cfg.seat_min_margin:
+            raise SeatsUndecided(
+                f"seats not decided: the frame does not show the 2-5-3-5 starting position clearly (best "
+                f"seating WHITE {seats.seating.white.value}, home {seats.seating.white_home.value}: pattern "
+                f"{seats.score:.2f}, need {cfg.seat_min_score:.2f}; margin over the next {seats.margin:.2f}, need "
+                f"{cfg.seat_min_margin:.2f}); set up the starting position or pass --white and --home"
+            )
         prof = prof.with_seating(seats.seating)
         if not seats.start_position_ok:
             notes.append(

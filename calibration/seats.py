@@ -28,7 +28,8 @@ ALL_SEATINGS = tuple(Seating(w, h) for w in LongSide for h in HomeEnd)
 class SeatingResult:
     seating: Seating
     score: float
-    """Separation of the two checker colours under the chosen seating (higher is clearer)."""
+    """0..2: both checker sets' 2-5-3-5 patterns under the chosen seating (each set's slots share a colour no
+    other slot shows; higher is clearer)."""
     margin: float
     """Score of the chosen seating minus the runner-up's."""
     start_position_ok: bool
@@ -65,16 +66,31 @@ def slot_colours(image: Image, profile: CalibrationProfile, layout: BoardLayout)
     return np.median(lab, axis=1).astype(np.float64), labels
 
 
+def _pattern(colours: FloatArray, mine: npt.NDArray[np.bool_]) -> float:
+    """0..1: how well the slots ``mine`` show one checker colour that no other slot shows.
+
+    The fraction of ``mine`` near their median colour times the fraction of the other slots (the other
+    colour's stacks and the empty points) away from it; "near" is three times the set's own spread
+    (at least 6 Lab units)."""
+    own = colours[mine]
+    m = np.median(own, axis=0)
+    spread = float(np.median(np.linalg.norm(own - m, axis=1)))
+    thr = max(6.0, 3.0 * spread)
+    coherent = float(np.mean(np.linalg.norm(own - m, axis=1) <= thr))
+    apart = float(np.mean(np.linalg.norm(colours[~mine] - m, axis=1) > thr))
+    return coherent * apart
+
+
 def _score(colours: FloatArray, labels: npt.NDArray[np.int64]) -> float:
-    W, B, E = colours[labels == 1], colours[labels == 2], colours[labels == 0]
-    mw, mb = np.median(W, axis=0), np.median(B, axis=0)
-    sep = float(np.linalg.norm(mw - mb))
-    spread = float(np.median(np.linalg.norm(W - mw, axis=1)) + np.median(np.linalg.norm(B - mb, axis=1)))
-    # empty slots should be unlike both checker colours
-    de = np.minimum(np.linalg.norm(E - mw, axis=1), np.linalg.norm(E - mb, axis=1))
-    empty_ok = float(np.mean(de > 0.35 * sep))
-    s = sep / (spread + 3.0) * empty_ok
-    return s if mw[0] > mb[0] else -s
+    """Both colours' 2-5-3-5 patterns: each set's slots must share a colour found nowhere else.
+
+    A set that looks like the board (black checkers on a black board) scores low under every seating and
+    leaves the decision to the other set; the sign says whether this seating's WHITE is the lighter set."""
+    W, B = colours[labels == 1], colours[labels == 2]
+    sw, sb = _pattern(colours, labels == 1), _pattern(colours, labels == 2)
+    lighter = float(np.median(W[:, 0])) > float(np.median(B[:, 0]))
+    s = sw + sb
+    return s if lighter else -s
 
 
 def detect_seating(image: Image, profile: CalibrationProfile) -> SeatingResult:

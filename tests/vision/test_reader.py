@@ -53,9 +53,10 @@ def test_never_confidently_wrong(reader: BoardReader, seed: int) -> None:
         if r.confidence >= threshold:
             sure += 1
             assert (r.white, r.black) == want[name], (name, r, want[name])
-    # the strict count threshold (0.99, zero confident-wrong on the validation seeds) leaves these
-    # JPEG golden frames with about a third of their regions unsure
-    assert sure >= 8, f"only {sure} regions read confidently"
+    # the strict count threshold (zero confident-wrong on the validation seeds) and the safety rules
+    # (an "object" slot is no evidence, full rows weighted) leave a few regions of these JPEG golden
+    # frames unsure (22 and 19 of 27 read confidently with the committed model)
+    assert sure >= 15, f"only {sure} regions read confidently"
     if obs.confident:
         assert obs.position(Side.WHITE) is not None
     # dice: right or unsure, never wrong; both found

@@ -190,6 +190,7 @@ class Catch:
     offender: Side | None
     visible_seq: int | None  # the first still frame at or after the infraction
     wall_s: float | None = None  # when the verdict was reached (perf_counter), if stamped
+    asked: bool = False  # the players were asked to check in the infraction's window (real vision)
 
     @property
     def caught(self) -> bool:
@@ -250,9 +251,11 @@ def score_game(seed: int, director: GameDirector, judged: list[tuple[int, Judged
     score.checks = [j for _, j, _ in judged if j.verdict.kind is VerdictKind.CHECK]
     score.resolved = [j for _, j, _ in judged if j.emitted.unsure and j.verdict.kind is not VerdictKind.CHECK]
     used: set[int] = set()
+    asks = [seq for seq, j, _ in judged if j.verdict.kind is VerdictKind.CHECK or (j.emitted.unsure and j.emitted.points)]
     seeded = sorted(director.seeded, key=lambda s: s.seq)
     for n, s in enumerate(seeded):
         until = seeded[n + 1].seq if n + 1 < len(seeded) else 1 << 60
+        asked = any(s.seq <= q < until for q in asks)
         k = bisect.bisect_left(still_seqs, s.seq)
         visible = still_seqs[k] if k < len(still_seqs) else None
         hit: tuple[int, int, Judged, float] | None = None
@@ -265,12 +268,12 @@ def score_game(seed: int, director: GameDirector, judged: list[tuple[int, Judged
                 if code == s.code and j.verdict.offender is s.side:
                     break
         if hit is None:
-            score.catches.append(Catch(s, None, None, None, visible))
+            score.catches.append(Catch(s, None, None, None, visible, asked=asked))
             continue
         i, seq, j, w = hit
         used.add(i)
         code = j.verdict.code.value if j.verdict.code is not None else None
-        score.catches.append(Catch(s, seq, code, j.verdict.offender, visible, w))
+        score.catches.append(Catch(s, seq, code, j.verdict.offender, visible, w, asked))
     score.false_alarms = [j for i, (_, j, _) in enumerate(infr) if i not in used]
     rec = session.machine.match_record()
     score.match = rec

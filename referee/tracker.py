@@ -481,7 +481,7 @@ class Tracker:
             if self.state.phase is not Phase.GAME_OVER:
                 out += self._in_game(sc, seq, t)
         self.state = replace(self.state, board=sc.board, board_sure=sc.sure,
-                             cube_face=sc.cube[0] if sc.cube else self.state.cube_face,
+                             cube_face=sc.cube[0] if sc.cube and sc.cube[0] is not None else self.state.cube_face,
                              cube_where=sc.cube[1] if sc.cube else self.state.cube_where)
         return out
 

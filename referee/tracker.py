@@ -164,6 +164,7 @@ class TrackerState:
     early: bool = False  # the mover's dice are an early (premature) throw, not yet played with
     guess: bool = False  # the mover's throw was not read fully (``dice`` 0 = unread): inferred from the play
     early_guess: bool = False  # the early dice lying there were not put on record (faces unread)
+    start_sure: bool = True  # the board the play started from was read whole, as the laws have it
     cube_law: tuple[int, str] = (64, "middle")  # the cube as the laws have it (face shown, where)
     opening: tuple[tuple[str, int, float, float], ...] = ()  # (side letter, face, x, y) of opening dice
     cube_face: int | None = 64
@@ -191,6 +192,7 @@ class TrackerState:
             "early": self.early,
             "guess": self.guess,
             "early_guess": self.early_guess,
+            "start_sure": self.start_sure,
             "cube_law": list(self.cube_law),
             "opening": [list(o) for o in self.opening],
             "cube_face": self.cube_face,
@@ -221,6 +223,7 @@ class TrackerState:
                 early=bool(d.get("early", False)),
                 guess=bool(d.get("guess", False)),
                 early_guess=bool(d.get("early_guess", False)),
+                start_sure=bool(d.get("start_sure", True)),
                 cube_law=(int(d.get("cube_law", (64, "middle"))[0]), str(d.get("cube_law", (64, "middle"))[1])),
                 opening=tuple((str(s), int(f), float(x), float(y)) for s, f, x, y in d["opening"]),
                 cube_face=d["cube_face"],
@@ -815,9 +818,10 @@ class Tracker:
         # the play starts from the board the laws have when this reading is unsure
         if start is None:
             start = sc.board if sc.sure or s.sent is None else s.sent
+        start_sure = not guess and sc.sure and (s.sent is None or sc.board == s.sent)
         self.state = replace(s, phase=Phase.PLAYING, dice=(faces[0], faces[1]),
                              dice_xy=tuple((d.x, d.y) for d in dice), other_xy=(), stale_xy=(), early=False,
-                             start=start, move=s.move + 1, guess=guess)
+                             start=start, move=s.move + 1, guess=guess, start_sure=start_sure)
 
     def _throw_event(self, thrower: Side, dice: Sequence[SeenDie], seq: int, t: float) -> list[Emitted]:
         """The throw as seen; a die whose face is read but whose place or flatness is unsure is taken
@@ -880,7 +884,15 @@ class Tracker:
                                    rec.doubtful, unsure=True, note="unsure reading: please check the position"))
                 final = s.sent or final
         s = self.state
-        out.append(Emitted(DiceLifted(turn, t=t), seq))
+        doubt = False
+        if (self.config.infer_missed_dice and sc.sure and not s.guess and not s.start_sure and s.start is not None
+                and s.dice is not None):
+            # read whole now, but the board the play started from was not: a play that looks illegal
+            # may be a misread start; the laws judge it, the players are asked, nobody is accused
+            doubt = reconcile(position_of(s.start, turn), s.dice, sc.board, sc.confidences,
+                              min_confidence=self.config.count_confidence).play is None
+        out.append(Emitted(DiceLifted(turn, t=t), seq, unsure=doubt,
+                           note="the play's starting board was not read whole: please check" if doubt else ""))
         over = final[25][0] == 15 or final[26][1] == 15
         self.state = replace(s, phase=Phase.GAME_OVER if over else Phase.TO_THROW, turn=turn.opponent,
                              dice=None, dice_xy=(), guess=False)

@@ -211,3 +211,16 @@ def test_a_journal_with_unsure_calls_resumes_exactly(tmp_path: Path) -> None:
     assert back.snapshot() == snap and restored == state and back.stats.infractions == 0  # (frames after the
     # last journalled record are not journalled: a replay resumes after it)
     back.close()
+
+
+def test_a_confident_illegal_play_from_a_start_not_read_whole_is_asked_about() -> None:
+    """The start of the play had a point unsure: an 'illegal' play may be a misread start."""
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    b = (die(6, Area.LEFT_TABLE, B_SPOTS[0]), die(4, Area.LEFT_TABLE, B_SPOTS[1]))
+    bad = after(p1, (6, 5), "24/18 13/8")
+    s.show(p1, b, unsure_points=(2,)).show(bad, b).show(bad)
+    ses = session_run(s)
+    assert ses.stats.infractions == 0
+    check = [j for j in ses.judged if j.verdict.kind is VerdictKind.CHECK][-1]
+    assert isinstance(check.emitted.event, DiceLifted) and "illegal-play" in check.verdict.director

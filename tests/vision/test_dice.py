@@ -137,3 +137,100 @@ def test_test_time_augmentation_is_orientation_invariant(clf: FaceClassifier) ->
     assert abs(a[0].probability - a[1].probability) < 1e-4 and abs(a[0].not_die - a[2].not_die) < 1e-4
     single = clf.classify_patches([p], tta=False)[0]
     assert single.face == 3
+
+
+# --- on a calibrated board: the detector, the face model and the pose model on rendered scenes ---
+
+
+def _scene(seed: int, **overrides: object) -> tuple[object, object, dict[str, object]]:
+    """A rendered still scene (1280x720, seed outside the training seeds), its oracle profile, truth."""
+    from vision.sim.config import SimConfig
+    from vision.sim.render import render
+    from vision.sim.scene import random_scene
+    from vision.sim.truth import build_truth
+    from vision.training.rendered import profile_for
+
+    cfg = SimConfig().with_overrides(hands_p=0.0, cup_p=0.0, **overrides)
+    scene = random_scene(seed, cfg, width=1280, height=720)
+    img, info = render(scene)
+    truth = build_truth(scene, info)
+    return img, profile_for(truth), truth
+
+
+def _matched(truth: dict[str, object], found: tuple[object, ...]) -> list[object]:
+    import math
+
+    out = []
+    for die in truth["dice"]:  # type: ignore[attr-defined]
+        x, y = die["center_mm"][:2]
+        near = [d for d in found if math.hypot(d.center_mm[0] - x, d.center_mm[1] - y) < die["size_mm"]]  # type: ignore[attr-defined]
+        out.append(near[0] if near else None)
+    return out
+
+
+@pytest.mark.parametrize("seed", [700001, 700002, 700003])
+def test_read_dice_on_rendered_boards(clf: FaceClassifier, seed: int) -> None:
+    from vision.config import VisionConfig
+    from vision.dice.board import read_dice
+
+    img, prof, truth = _scene(seed, tilt_deg=(0.0, 30.0), cocked_p=0.0, on_die_p=0.0)
+    found = read_dice(img, prof, clf, VisionConfig())
+    got = _matched(truth, found)
+    assert len(found) == len(truth["dice"]), found  # type: ignore[arg-type]
+    for die, d in zip(truth["dice"], got, strict=True):  # type: ignore[call-overload]
+        assert d is not None, (die, found)
+        assert d.face in (die["face"], None), (die, d)  # type: ignore[attr-defined]
+        assert d.cocked is not True, (die, d)  # type: ignore[attr-defined]
+        if die["boundary_mm"] > 3:
+            assert d.area.value == die["area"]  # type: ignore[attr-defined]
+    assert sum(d.face == die["face"] for die, d in zip(truth["dice"], got, strict=True)) >= 1  # type: ignore[call-overload, union-attr]
+
+
+def test_a_cocked_die_is_never_called_flat(clf: FaceClassifier) -> None:
+    from vision.config import VisionConfig
+    from vision.dice.board import read_dice
+
+    seen = 0
+    for seed in (700011, 700012, 700013):
+        img, prof, truth = _scene(seed, tilt_deg=(0.0, 30.0), cocked_p=1.0)
+        got = _matched(truth, read_dice(img, prof, clf, VisionConfig()))
+        for die, d in zip(truth["dice"], got, strict=True):  # type: ignore[call-overload]
+            if die["cocked"] and d is not None:
+                seen += 1
+                assert d.cocked is not False, (seed, die, d)  # type: ignore[attr-defined]
+    assert seen >= 1
+
+
+def test_owner_by_colour() -> None:
+    import numpy as np
+
+    from rules.position import Side
+    from vision.dice.board import die_colour, owner_of
+    from vision.dice.config import DiceConfig
+    from vision.preprocess import Square
+
+    img = table(seed=2)
+    draw_die(img, 200, 240, 56, 5, body=(40, 40, 175), pip=(245, 245, 245))
+    draw_die(img, 430, 240, 56, 3)
+    cfg = DiceConfig(white_dice_bgr=(235, 235, 235), black_dice_bgr=(40, 40, 175))
+    red, white = die_colour(img, Square(200, 240, 56)), die_colour(img, Square(430, 240, 56))
+    assert owner_of(red, cfg) is Side.BLACK and owner_of(white, cfg) is Side.WHITE
+    assert owner_of(red, DiceConfig()) is None  # pairs of one colour: no owner
+    same = DiceConfig(white_dice_bgr=(235, 235, 235), black_dice_bgr=(230, 232, 232))
+    assert owner_of(white, same) is None
+    assert isinstance(np.asarray(red), np.ndarray)
+
+
+def test_detector_input_and_pose_planes() -> None:
+    import numpy as np
+
+    from vision.dice.detect import STRIDE, net_input
+    from vision.dice.pose import POSE_PATCH, normalise_pose
+
+    top = np.full((61, 83, 3), 100, np.uint8)
+    x = net_input(top)
+    assert x.shape == (1, 3, 60 - 60 % STRIDE, 80) and abs(float(x.mean())) < 1e-6
+    planes = np.zeros((2, POSE_PATCH, POSE_PATCH), np.uint8)
+    planes[:, 8:24, 8:24] = 200
+    n = normalise_pose(planes)
+    assert n.shape == planes.shape and n.dtype == np.float32 and float(n[0, 16, 16]) > 0.5 > float(n[0, 0, 0])

@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from rules.position import Side
 from vision.config import VisionConfig
-from vision.dice.classify import FaceClassifier, FaceGuess
+from vision.dice.classify import FaceClassifier, FaceGuess, board_classifier
 from vision.dice.config import DiceConfig
 from vision.dice.detect import detector, top_view
 from vision.dice.find import nms
@@ -259,9 +259,10 @@ def read_dice(
     """Every die on (or just off) the board, as :class:`DieReading` values (``image``: BGR frame)."""
     gray = to_gray(image)
     search = search or DiceSearch(profile)
+    classifier = board_classifier(classifier)
     cands = die_candidates(image, profile, config, search, dcfg)
     cands, guesses = refine(gray, cands, classifier, dcfg)
-    keep = [i for i, g in enumerate(guesses) if g.not_die < config.notdie_max_prob]
+    keep = [i for i, g in enumerate(guesses) if g.not_die < dcfg.board_notdie_max]
     scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in keep]
     kept = [keep[j] for j in nms([cands[i] for i in keep], scores, config.find_nms_iou)]
     if not kept:

@@ -13,6 +13,9 @@ from vision.preprocess import FloatArray, U8Array, crop_patch, normalise_patches
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 DIE_FACE_MODEL = MODEL_DIR / "die_face.onnx"
+DIE_FACE_BOARD_MODEL = MODEL_DIR / "die_face_board.onnx"
+"""The face model for dice on a calibrated board: trained on the board search's own candidate crops
+of rendered dice (``die_face.onnx`` stays the model of the profile-free photo finder)."""
 
 
 class ModelError(ValueError):
@@ -43,6 +46,7 @@ class FaceClassifier:
     """Loads the ONNX model once; classifies normalised patches in one batch."""
 
     def __init__(self, path: Path = DIE_FACE_MODEL) -> None:
+        self.path = path
         self._session = session(path)
         self._input = self._session.get_inputs()[0].name
 
@@ -78,3 +82,17 @@ def _guess(p: npt.NDArray[np.float32]) -> FaceGuess:
     k = int(faces.argmax())
     total = float(faces.sum())
     return FaceGuess(k + 1, float(faces[k] / total) if total > 0 else 0.0, float(p[0]))
+
+
+_BOARD: FaceClassifier | None = None
+
+
+def board_classifier(given: FaceClassifier) -> FaceClassifier:
+    """The classifier ``read_dice`` uses: the board face model (loaded once) when the caller passed
+    the default photo model and the board model exists; otherwise the caller's own classifier."""
+    global _BOARD
+    if getattr(given, "path", None) != DIE_FACE_MODEL or not DIE_FACE_BOARD_MODEL.is_file():
+        return given
+    if _BOARD is None:
+        _BOARD = FaceClassifier(DIE_FACE_BOARD_MODEL)
+    return _BOARD

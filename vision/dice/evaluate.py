@@ -69,9 +69,28 @@ def _owner_config(truth: dict[str, Any], dcfg: DiceConfig, seed: int) -> DiceCon
                                black_dice_bgr=opp if white_is_owner else own)
 
 
+def _frame(seed: int, width: int, height: int, extra_cache: Path | None) -> Any:
+    """The frame from the shared render cache, else rendered into ``extra_cache`` (when given)."""
+    import os
+
+    from vision.training.rendered import cache_dir, rendered
+
+    if extra_cache is None or (cache_dir() / f"{width}x{height}" / f"{seed}.json").is_file():
+        return rendered(seed, width, height)
+    old = os.environ.get("BGREF_RENDER_CACHE")
+    os.environ["BGREF_RENDER_CACHE"] = str(extra_cache)
+    try:
+        return rendered(seed, width, height)
+    finally:
+        if old is None:
+            del os.environ["BGREF_RENDER_CACHE"]
+        else:
+            os.environ["BGREF_RENDER_CACHE"] = old
+
+
 def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg: DiceConfig,
-             verbose: bool = False, owners: bool = True) -> dict[str, Any]:
-    from vision.training.rendered import profile_for, rendered
+             verbose: bool = False, owners: bool = True, extra_cache: Path | None = None) -> dict[str, Any]:
+    from vision.training.rendered import profile_for
 
     clf = FaceClassifier()
     d = {"frames": 0, "n": 0, "right": 0, "wrong": 0, "unsure": 0, "missed": 0, "false": 0}
@@ -83,7 +102,7 @@ def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg:
     times: list[float] = []
     cpu: list[float] = []
     for seed in seeds:
-        r = rendered(seed, width, height)
+        r = _frame(seed, width, height, extra_cache)
         t = r.truth
         prof = profile_for(t)
         img = r.image()
@@ -171,21 +190,36 @@ def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg:
     }
 
 
+def render_main(argv: list[str]) -> int:
+    """``python -m vision.dice.evaluate render FIRST COUNT [DIR]``: fill an evaluation cache."""
+    first, count = int(argv[0]), int(argv[1])
+    folder = Path(argv[2]) if len(argv) > 2 else Path("/tmp/bgref_renders/dice_eval")
+    for s in range(first, first + count):
+        _frame(s, 1280, 720, folder)
+        print(s, flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    args_ = sys.argv[1:] if argv is None else argv
+    if args_ and args_[0] == "render":
+        return render_main(args_[1:])
     p = argparse.ArgumentParser(prog="python -m vision.dice.evaluate")
     p.add_argument("--first", type=int, default=900040)
     p.add_argument("--frames", type=int, default=160)
     p.add_argument("--size", default="1280x720")
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--verbose", action="store_true")
-    args = p.parse_args(argv)
+    p.add_argument("--cache", type=Path, default=None,
+                   help="render frames missing from the shared cache into this folder (e.g. /tmp/bgref_renders/dice_eval)")
+    args = p.parse_args(args_)
     from vision.training.rendered import EVAL_SEEDS
 
     seeds = [s for s in range(args.first, args.first + args.frames) if s in EVAL_SEEDS]
     if not seeds:
         raise ValueError(f"no evaluation seeds in {args.first}..{args.first + args.frames - 1}")
     w, h = (int(v) for v in args.size.split("x"))
-    res = evaluate(seeds, w, h, VisionConfig(), DiceConfig(), args.verbose)
+    res = evaluate(seeds, w, h, VisionConfig(), DiceConfig(), args.verbose, extra_cache=args.cache)
     text = json.dumps(res, indent=2)
     print(text)
     if args.out:

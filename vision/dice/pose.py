@@ -6,7 +6,9 @@ z = the die's edge (a flat die's top is there: a sharp square of known size, in 
 z = twice the edge (the top of a die resting on the other die).  Because the rectification is in
 board millimetres, a flat die looks the same from any camera angle up to 45 degrees (its visible side
 faces fall outside the square, on the side away from the camera), while a tilted top face is skewed,
-shifted and blurred across the plane and a raised one is sharp only on the upper plane.  A small
+shifted and blurred across the plane and a raised one is sharp only on the upper plane.  The patch
+is turned so that the camera is always on the same side of it (which side faces a flat die shows is
+then fixed, and a side face seen where a flat die cannot show one is a cue the model can use).  A small
 CNN (``vision/models/die_pose.onnx``, trained on rendered dice by
 ``python -m vision.training.faces pose``) reads the two planes: flat / cocked (leaning on a checker,
 the rail, the bar or the other die) / on top of the other die.
@@ -43,12 +45,29 @@ class PoseGuess:
     on_die: float
 
 
-def pose_patch(gray: npt.NDArray[Any], profile: Any, center_mm: tuple[float, float], edge_mm: float) -> npt.NDArray[np.uint8]:
-    """(2, P, P) grey samples of the planes z = edge and z = 2 edge around ``center_mm`` (board mm)."""
+def camera_centre(profile: Any) -> npt.NDArray[np.float64]:
+    """The camera's optical centre in board millimetres (x, y, z)."""
+    R, _ = cv2.Rodrigues(np.asarray(profile.rvec, np.float64))
+    c: npt.NDArray[np.float64] = (-R.T @ np.asarray(profile.tvec, np.float64).reshape(3)).astype(np.float64)
+    return c
+
+
+def pose_patch(gray: npt.NDArray[Any], profile: Any, center_mm: tuple[float, float], edge_mm: float,
+               camera_mm: npt.NDArray[np.float64] | None = None) -> npt.NDArray[np.uint8]:
+    """(2, P, P) grey samples of the planes z = edge and z = 2 edges around ``center_mm`` (board mm),
+    turned so that the camera lies straight "below" the patch: a flat die's visible side faces then
+    always fall on the same side of its top square, whatever the camera's position."""
     n = POSE_PATCH
     span = POSE_SPAN * edge_mm
     g = (np.arange(n) + 0.5) / n * span - span / 2
-    gx, gy = np.meshgrid(g + center_mm[0], g + center_mm[1])
+    cam = camera_centre(profile) if camera_mm is None else camera_mm
+    d = np.array([cam[0] - center_mm[0], cam[1] - center_mm[1]], np.float64)
+    norm = float(np.hypot(d[0], d[1]))
+    v = d / norm if norm > 1e-6 else np.array([0.0, 1.0])
+    u = np.array([-v[1], v[0]])
+    gu, gv = np.meshgrid(g, g)
+    gx = center_mm[0] + gu * u[0] + gv * v[0]
+    gy = center_mm[1] + gu * u[1] + gv * v[1]
     planes = []
     for z in (edge_mm, 2 * edge_mm):
         pts = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, z)], axis=1)

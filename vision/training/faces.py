@@ -471,8 +471,6 @@ def train_pose(folders: list[Path], out: Path, *, seed: int = 7, epochs: int = 1
         for i in range(0, len(perm), 128):
             idx = perm[i : i + 128]
             xb = xt[idx]
-            k = int(torch.randint(0, 4, (1,), generator=gen))
-            xb = torch.rot90(xb, k, dims=(2, 3))
             if bool(torch.randint(0, 2, (1,), generator=gen)):
                 xb = torch.flip(xb, dims=(3,))
             xb = xb * (0.8 + 0.4 * torch.rand(len(xb), 1, 1, 1, generator=gen))
@@ -485,7 +483,7 @@ def train_pose(folders: list[Path], out: Path, *, seed: int = 7, epochs: int = 1
         with torch.no_grad():
             pv = model(xv).argmax(1) if len(yv) else yv
         acc = float((pv == yv).float().mean()) if len(yv) else float("nan")
-        print(f"epoch {epoch + 1}/{epochs} loss {float(loss):.4f} val acc {acc:.4f}", flush=True)
+        print(f"epoch {epoch + 1}/{epochs} loss {float(loss.detach()):.4f} val acc {acc:.4f}", flush=True)
     out.parent.mkdir(parents=True, exist_ok=True)
     from vision.dice.pose import POSE_PATCH
 
@@ -500,6 +498,7 @@ def train_pose(folders: list[Path], out: Path, *, seed: int = 7, epochs: int = 1
         "model": out.name, "seed": seed, "epochs": epochs,
         "train_patches": {str(k): int(v) for k, v in sorted(Counter(y[~val].tolist()).items())},
         "validation_confusion_flat_cocked_ondie": confusion, "folders": [str(f) for f in folders],
+        "frames": len(set(seeds)), "seeds": [min(seeds), max(seeds)] if seeds else [],
         "seconds": round(time.time() - t0), "torch": torch.__version__,
     }
     out.with_suffix(".train.json").write_text(json.dumps(record, indent=2) + "\n")

@@ -234,3 +234,16 @@ def test_detector_input_and_pose_planes() -> None:
     planes[:, 8:24, 8:24] = 200
     n = normalise_pose(planes)
     assert n.shape == planes.shape and n.dtype == np.float32 and float(n[0, 16, 16]) > 0.5 > float(n[0, 0, 0])
+
+
+def test_board_reading_uses_the_board_face_model(clf: FaceClassifier, tmp_path: Path) -> None:
+    import shutil
+
+    from vision.dice.classify import DIE_FACE_BOARD_MODEL, DIE_FACE_MODEL, board_classifier
+
+    assert clf.path == DIE_FACE_MODEL
+    assert board_classifier(clf).path == DIE_FACE_BOARD_MODEL
+    own = tmp_path / "mine.onnx"
+    shutil.copy(DIE_FACE_MODEL, own)
+    mine = FaceClassifier(own)
+    assert board_classifier(mine) is mine  # a caller's own model is respected

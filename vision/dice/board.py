@@ -195,25 +195,25 @@ def _refine(gray: npt.NDArray[Any], cands: list[Square], classifier: FaceClassif
 
 
 def pose_of(gray: npt.NDArray[Any], profile: Any, centres: list[tuple[float, float]],
-            dcfg: DiceConfig = DICE) -> list[tuple[bool | None, float, bool]]:
-    """(cocked, confidence, on the other die) per die centre (board mm), from the top face's
+            dcfg: DiceConfig = DICE) -> list[tuple[bool | None, float, bool, float]]:
+    """(cocked, confidence, on the other die, P(flat)) per die centre (board mm), from the top face's
     geometry in board coordinates (:mod:`vision.dice.pose`).  Between the thresholds of
     :class:`DiceConfig` the answer is None ("unsure"), never a guess: a false "cocked" voids a legal
     roll, a false "flat" lets a cocked die stand."""
     model = pose_classifier()
     if model is None or not centres:
-        return [(None, 0.0, False)] * len(centres)
+        return [(None, 0.0, False, 0.0)] * len(centres)
     dmin, dmax = profile.spec.die_size_mm
     edge = (dmin + dmax) / 2
-    out: list[tuple[bool | None, float, bool]] = []
+    out: list[tuple[bool | None, float, bool, float]] = []
     for g in model.classify([pose_patch(gray, profile, c, edge) for c in centres]):
         up = g.cocked + g.on_die
         if up >= dcfg.cocked_min_probability:
-            out.append((True, up, g.on_die >= dcfg.on_die_min_probability))
+            out.append((True, up, g.on_die >= dcfg.on_die_min_probability, g.flat))
         elif g.flat >= dcfg.flat_min_probability:
-            out.append((False, g.flat, False))
+            out.append((False, g.flat, False, g.flat))
         else:
-            out.append((None, max(g.flat, up), False))
+            out.append((None, max(g.flat, up), False, g.flat))
     return out
 
 
@@ -269,13 +269,24 @@ def read_dice(
         return ()
     layout = profile.layout
     mm = profile.image_to_board(np.array([[cands[i].cx, cands[i].cy] for i in kept]), z_mm=search.z)
+    # one die read twice (its top and a side face, or two crops): keep the better reading
+    edge = search.z
+    order = sorted(range(len(kept)), key=lambda j: -scores[keep.index(kept[j])])
+    chosen: list[int] = []
+    for j in order:
+        if all(math.hypot(mm[j, 0] - mm[k, 0], mm[j, 1] - mm[k, 1]) >= dcfg.same_die_edges * edge for k in chosen):
+            chosen.append(j)
+    chosen.sort()
+    kept = [kept[j] for j in chosen]
+    mm = mm[chosen]
     centres = [(float(x), float(y)) for x, y in mm[:, :2]]
     poses = pose_of(gray, profile, centres, dcfg)
     out: list[DieReading] = []
-    for i, (x, y), (cocked, cconf, on_die) in zip(kept, centres, poses, strict=True):
+    for i, (x, y), (cocked, cconf, on_die, p_flat) in zip(kept, centres, poses, strict=True):
         c, g = cands[i], guesses[i]
         owner = owner_of(die_colour(image, c), dcfg) if dcfg.white_dice_bgr is not None else None
-        face = g.face if g.probability >= config.face_min_confidence else None
+        need = config.face_min_confidence if p_flat >= 0.5 else max(config.face_min_confidence, dcfg.tilted_face_min_probability)
+        face = g.face if g.probability >= need else None
         out.append(DieReading(
             face=face, face_confidence=round(g.probability, 4), cocked=cocked, cocked_confidence=round(cconf, 4),
             area=layout.area_of(x, y), boundary_mm=round(float(layout.distance_to_boundary_mm(x, y)), 2),

@@ -186,7 +186,7 @@ def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg:
         "ms_median": round(1000 * times[len(times) // 2], 2) if times else None,
         "ms_p90": round(1000 * times[int(len(times) * 0.9)], 2) if times else None,
         "cpu_ms_median": round(1000 * cpu[len(cpu) // 2], 2) if cpu else None,
-        "errors": errors[:80],
+        "errors": ([e for e in errors if "missed" not in e] + [e for e in errors if "missed" in e])[:120],
     }
 
 
@@ -210,12 +210,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", default="1280x720")
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--verbose", action="store_true")
+    p.add_argument("--cached-only", action="store_true", help="only frames already rendered (no rendering)")
     p.add_argument("--cache", type=Path, default=None,
                    help="render frames missing from the shared cache into this folder (e.g. /tmp/bgref_renders/dice_eval)")
     args = p.parse_args(args_)
-    from vision.training.rendered import EVAL_SEEDS
+    from vision.training.rendered import EVAL_SEEDS, cache_dir
 
     seeds = [s for s in range(args.first, args.first + args.frames) if s in EVAL_SEEDS]
+    if args.cached_only:
+        seeds = [s for s in seeds if any((d / args.size / f"{s}.json").is_file()
+                                         for d in (cache_dir(), args.cache) if d is not None)]
     if not seeds:
         raise ValueError(f"no evaluation seeds in {args.first}..{args.first + args.frames - 1}")
     w, h = (int(v) for v in args.size.split("x"))

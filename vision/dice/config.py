@@ -49,10 +49,10 @@ class DiceConfig:
     """... and the winning face needs this share of their weight, else the face is unsure."""
     refined_min_probability: float = 0.97
     """A refined crop's face probability below this makes the face unsure."""
-    cocked_min_probability: float = 0.995
-    """The pose model's P(cocked) + P(on the other die) at or above this: cocked ...
-    (0.995: on held-out seeds 900000-900249, 0 of 453 flat dice called cocked at the true centre
-    jittered by 2 mm; at 0.99, 4 were.)"""
+    cocked_min_probability: float = 1.01
+    """The pose model's P(cocked) + P(on the other die) at or above this: cocked ...  Off (> 1):
+    at 0.995 it found 1 of 69 cocked dice on held-out seeds 900040-900399 (1280x720, 0 of 651 flat
+    dice called cocked) but called 1 of 20 flat dice cocked at 1920x1080 (trained on 720p only)."""
     flat_min_probability: float = 1.01
     """... P(flat) at or above this: flat; in between: unsure (None).  Off (> 1): at 0.995 no cocked
     die of seeds 900000-900249 was called flat (73 of 453 flat dice were), but a die leaning on the

@@ -253,3 +253,15 @@ def test_board_reading_uses_the_board_face_model(clf: FaceClassifier, tmp_path: 
     shutil.copy(DIE_FACE_MODEL, own)
     mine = FaceClassifier(own)
     assert board_classifier(mine) is mine  # a caller's own model is respected
+
+
+def test_evaluation_pairs_a_reading_with_the_visible_top_die() -> None:
+    from vision.dice.evaluate import match
+    from vision.geometry import Area
+    from vision.observation import DieReading
+
+    bottom = {"center_mm": [100.0, 100.0, 8.0], "size_mm": 16.0, "on_die": False}
+    top = {"center_mm": [102.0, 101.0, 24.0], "size_mm": 16.0, "on_die": True}
+    seen = DieReading(6, 0.99, None, 0.0, Area.RIGHT_TABLE, 50.0, (100.5, 100.2), (0, 0, 10, 10))
+    assert match([bottom, top], (seen,)) == [None, 0]
+    assert match([bottom], (seen,)) == [0]

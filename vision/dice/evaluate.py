@@ -33,17 +33,18 @@ def _rate(n: int, d: int) -> float | None:
 
 def match(truth: list[dict[str, Any]], found: tuple[DieReading, ...]) -> list[int | None]:
     """For each true die, the index of the reading nearest its centre (within 1.5 die sizes), each
-    reading used once (nearest pairs first)."""
+    reading used once (nearest pairs first; a die resting on the other die first: it is the one
+    seen, the die under it is hidden)."""
     pairs = []
     for i, die in enumerate(truth):
         x, y = die["center_mm"][:2]
         for j, o in enumerate(found):
             dist = math.hypot(o.center_mm[0] - x, o.center_mm[1] - y)
             if dist < 1.5 * die["size_mm"]:
-                pairs.append((dist, i, j))
+                pairs.append((0 if die.get("on_die") else 1, dist, i, j))
     out: list[int | None] = [None] * len(truth)
     used: set[int] = set()
-    for _, i, j in sorted(pairs):
+    for _, _, i, j in sorted(pairs):
         if out[i] is None and j not in used:
             out[i] = j
             used.add(j)

@@ -31,3 +31,16 @@ def test_square_box_encloses_rotation() -> None:
     assert Square(50, 50, 20, 0).box() == (40, 40, 20, 20)
     _x, _y, w, h = Square(50, 50, 20, 45).box()
     assert w == h and 27 <= w <= 29
+
+
+def test_batch_normalisation_matches_one_by_one() -> None:
+    from vision.preprocess import batch, normalise_patches
+
+    rng = np.random.default_rng(4)
+    patches = [(rng.random((PATCH, PATCH)) * 255).astype(np.uint8) for _ in range(5)]
+    img = table(200, 200)
+    draw_die(img, 100, 100, 60, 5, body=(40, 40, 170), pip=(240, 240, 240))  # light pips: inverted
+    patches.append(crop_patch(to_gray(img), (100.0, 100.0), 60.0))
+    one = batch([normalise_patch(p) for p in patches])
+    assert np.allclose(normalise_patches(patches), one, atol=1e-5)
+    assert normalise_patches([]).shape == (0, 1, PATCH, PATCH)

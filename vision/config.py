@@ -58,14 +58,6 @@ class VisionConfig:
     """Largest die side searched by the profile-free finder."""
     find_nms_iou: float = 0.3
     """Overlap above which two die candidates are the same die."""
-    die_min_contrast: float = 14.0
-    """Grey-level contrast a die-sized square needs against its ring to be a die candidate."""
-    die_max_candidates: int = 24
-    """At most this many die candidates per frame go to the face model (best contrast first)."""
-    cocked_area_ratio: float = 0.82
-    """A top face whose area in board mm² is below this fraction of a flat face is cocked."""
-    cocked_squareness: float = 0.12
-    """A top face whose side lengths or angles deviate more than this from a square is cocked."""
     cocked_margin: float = 0.05
     """Band around the cocked thresholds in which flat/cocked is reported as unsure."""
     boundary_uncertain_mm: float = 3.0

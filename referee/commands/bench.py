@@ -12,6 +12,7 @@ AREAS = {
     "rules": "rules.bench",
     "render": "vision.sim.bench",
     "vision": "vision.bench",
+    "dice": "vision.dice.evaluate",
     "calibration": "calibration.bench",
     "device": "firmware_bridge.bench",
     "referee": "referee.bench",

@@ -58,8 +58,6 @@ class VisionConfig:
     """Largest die side searched by the profile-free finder."""
     find_nms_iou: float = 0.3
     """Overlap above which two die candidates are the same die."""
-    cocked_margin: float = 0.05
-    """Band around the cocked thresholds in which flat/cocked is reported as unsure."""
     boundary_uncertain_mm: float = 3.0
     """Dice closer than this to an area boundary are flagged uncertain (low area confidence)."""
 

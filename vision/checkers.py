@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,8 @@ HAND = 8
 """A hand or arm covers the slot: it is not read."""
 OTHER = HAND
 MODEL_DIR = Path(__file__).resolve().parent / "models"
-SLOT_MODEL = MODEL_DIR / "checker_slot.onnx"
+SLOT_MODEL = Path(os.environ.get("BGREF_SLOT_MODEL") or MODEL_DIR / "checker_slot.onnx")
+"""The slot model; ``BGREF_SLOT_MODEL`` points at another one (evaluating a candidate before committing it)."""
 
 
 @dataclass(frozen=True, slots=True)

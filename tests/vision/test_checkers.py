@@ -237,3 +237,33 @@ def test_full_rows_need_more_confidence() -> None:
     assert (strict.white, strict.black) == (5, 0)
     assert strict.confidence < plain.confidence
     assert abs((1 - strict.confidence) - 10 * (1 - plain.confidence)) < 2e-4
+
+
+def test_hand_mask_is_recomputed_from_the_scene(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hand of a cached render is redrawn from its seed: the regions it covers are the truth's,
+    and only slots it really hides are relabelled "hand" (the rest of a covered region keeps its class)."""
+    import cv2
+
+    from vision.checkers import HAND
+    from vision.sim.optics import CameraModel
+    from vision.sim.truth import covered_regions
+    from vision.training.rendered import hand_mask, profile_for, render_variants, variant_frames
+    from vision.training.slots import IGNORE, cached_slots, hand_slot_labels
+
+    monkeypatch.setenv("BGREF_RENDER_CACHE", str(tmp_path))
+    render_variants(11000, 4, 320, 180)  # position 3 of scene 11000 has a hand
+    frames = {f.image_path.stem: f for f in variant_frames(320, 180)}
+    assert hand_mask(frames["11000_0"]) is None
+    r = frames["11000_3"]
+    m = hand_mask(r)
+    assert m is not None and m.shape == (180, 320) and m.any()
+    q = cv2.resize(m, (80, 45), interpolation=cv2.INTER_AREA)
+    prof = profile_for(r.truth)
+    assert covered_regions(prof.layout, CameraModel.from_json(r.truth["camera"]), q) == r.truth["hands"]["covered"]
+    _, y = cached_slots(r)
+    y2, how = hand_slot_labels(r, y)
+    assert r.truth["hands"]["covered"] == ["p7", "p8", "p17", "p18", "bar"]
+    assert how == "mask" and not (y2 == IGNORE).any()
+    # the old labels made all 30 slots of the 5 covered regions "hand"; the hand hides 18 of them
+    assert int((y == HAND).sum()) == 30 and 0 < int((y2 == HAND).sum()) < 30
+    assert ((y2 == HAND) | (y2 == y) | (y == HAND)).all()  # only hand slots change

@@ -271,3 +271,34 @@ def rendered_samples(folder: Path | None = None, width: int = 1280, height: int 
             negs = [negs[i] for i in rng.choice(len(negs), max_neg, replace=False)]
         out.extend(Sample(r.image_path, c, NOT_A_DIE) for c in negs)
     return out
+
+
+def scene_of(r: Rendered) -> Any:
+    """Rebuild the scene of a cached render from its seed (single render or multi-position variant)."""
+    from vision.sim.scene import random_scene
+
+    w, h = int(r.truth["camera"]["width"]), int(r.truth["camera"]["height"])
+    stem = r.image_path.stem
+    if "_" in stem:
+        seed, i = (int(v) for v in stem.split("_"))
+        base = random_scene(seed, width=w, height=h)
+        return variant_scene(base, seed, i)[0]
+    return random_scene(r.seed, width=w, height=h, position=stacked_position(r.seed) if r.seed in STACK_SEEDS else None)
+
+
+def hand_mask(r: Rendered) -> np.ndarray | None:
+    """Full-resolution uint8 mask (255 = hand or arm) of a cached render, recomputed from its scene's
+    hand poses exactly as the renderer draws them; None when the frame has no hand."""
+    from vision.sim.render import SCALE, SHIFT, hand_geometry
+    from vision.sim.scene import in_board_frame
+
+    scene = in_board_frame(scene_of(r))
+    if not scene.hands:
+        return None
+    cam = scene.camera
+    m = np.zeros((cam.height, cam.width), np.uint8)
+    for hd in scene.hands:
+        for outline, _ in hand_geometry(hd):
+            p = np.round(cam.project(outline) * SCALE).astype(np.int32)
+            cv2.fillPoly(m, [p], (255.0,), cv2.LINE_AA, SHIFT)
+    return m

@@ -66,6 +66,60 @@ def rendered_slots(r: Rendered, patch: int = SLOT_PATCH) -> tuple[np.ndarray, np
     return np.ascontiguousarray(patches), np.array(labels, np.int64)
 
 
+HAND_SLOT_FRACTION = 0.03
+"""A slot is labelled "hand" when the hand hides at least this share of its patch (either layer)."""
+
+IGNORE = -100
+"""Label of a slot left out of training (cross-entropy ``ignore_index``)."""
+
+
+def hand_slot_labels(r: Rendered, y: np.ndarray, patch: int = SLOT_PATCH) -> tuple[np.ndarray, str]:
+    """Relabel the "hand" slots of a frame from the hand's geometry: only the slots whose patch the
+    hand really hides (:data:`HAND_SLOT_FRACTION`) stay "hand"; the other slots of covered regions get
+    their true class.  The mask is recomputed from the scene seed (:func:`hand_mask`); when its covered
+    regions differ from the truth's (the simulator changed since the render) the covered regions'
+    slots are left out of training (:data:`IGNORE`).  Returns the labels and "kept" / "mask" / "ignored"."""
+    import cv2
+
+    from vision.sim.optics import CameraModel
+    from vision.sim.truth import covered_regions
+    from vision.training.rendered import hand_mask
+
+    covered = set(r.truth["hands"]["covered"])
+    if not covered:
+        return y, "kept"
+    prof = profile_for(r.truth)
+    sampler = SlotSampler(prof, patch)
+    m = hand_mask(r)
+    ok = False
+    if m is not None:
+        h, w = m.shape
+        q = cv2.resize(m, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
+        ok = set(covered_regions(prof.layout, CameraModel.from_json(r.truth["camera"]), q)) == covered
+    out = y.copy()
+    if not ok or m is None:
+        for i, sl in enumerate(sampler.slots):
+            if sl.region in covered:
+                out[i] = IGNORE
+        return out, "ignored"
+    frac = (sampler.patches(cv2.merge([m, m, m]))[..., 0] > 127).mean(axis=(2, 3)).max(axis=1)
+    c = r.truth["counts"]
+    base = slot_labels(prof.layout, sampler.slots, c["points"], tuple(c["bar"]))
+    things = [(d["center_mm"][0], d["center_mm"][1]) for d in r.truth["dice"]]
+    if r.truth.get("cube"):
+        things.append(tuple(r.truth["cube"]["center_mm"][:2]))
+    dmax = 0.55 * prof.spec.checker_diameter_mm
+    for i, sl in enumerate(sampler.slots):
+        if frac[i] >= HAND_SLOT_FRACTION:
+            out[i] = HAND
+        elif out[i] == HAND:
+            b = base[i]
+            if b == 0 and any(math.hypot(sl.x - x, sl.y - y) < dmax for x, y in things):
+                b = OBJECT
+            out[i] = b
+    return out, "mask"
+
+
 def training_frames() -> list[Rendered]:
     """Every cached training frame: single renders of ``TRAIN_SEEDS`` (1280x720) and the
     multi-position renders (1280x720 and 1920x1080)."""
@@ -163,7 +217,7 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float = 0.0, patch: int = SLOT_PATCH,
           max_frames: int | None = None, samples_per_epoch: int = 160_000, init_from: Path | None = None,
-          lr: float = 3e-3) -> dict[str, Any]:
+          lr: float = 3e-3, hand_labels: bool = True) -> dict[str, Any]:
     import torch
     from torch import nn
 
@@ -176,13 +230,21 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
     train_f = [r for r in frames if r.seed % HOLDOUT_MOD != 0]
     hold_f = [r for r in frames if r.seed % HOLDOUT_MOD == 0]
     xs, ys = [], []
+    how: Counter[str] = Counter()
     for r in train_f:
         x, y = cached_slots(r, patch)
+        if hand_labels:
+            y, k = hand_slot_labels(r, y, patch)
+            how[k] += 1
         xs.append(x)
         ys.append(y)
     x = np.concatenate(xs)
     y = np.concatenate(ys)
     del xs
+    if hand_labels:
+        print(f"hand labels per slot: {dict(how)} frames", flush=True)
+    keep = y != IGNORE
+    x, y = x[keep], y[keep]
     counts = Counter(int(v) for v in y)
     print(f"{len(train_f)} training frames ({len(hold_f)} held out), {len(y)} slots {dict(sorted(counts.items()))}"
           f" [{time.time() - t0:.0f}s]", flush=True)
@@ -238,6 +300,9 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
         "init_from": None if init_from is None else f"{init_from.name} (weights of the previous model, fine-tuned)",
         "classes": {SLOT_CLASSES[k]: v for k, v in sorted(counts.items())},
         "train_seconds": round(time.time() - t0), "torch": torch.__version__,
+        "hand_labels": (f"per slot from the recomputed hand mask (>= {HAND_SLOT_FRACTION:.0%} of the patch hidden): "
+                        f"{dict(how)} frames with covered regions") if hand_labels
+        else "every slot of a covered region",
     }
     rec.update(calibrate(out, hold_f, patch))
     rec["seconds"] = round(time.time() - t0)

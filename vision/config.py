@@ -20,6 +20,8 @@ class VisionConfig:
     """Grey-level change (0..255) of a gate pixel counted as motion."""
     motion_fraction: float = 0.004
     """A region moves when more than this fraction of its gate pixels changed."""
+    motion_min_pixels: int = 3
+    """...and at least this many of them: single pixels flickering in a compressed video are not motion."""
     still_frames: int = 5
     """Frames a scene must stay still before a full reading runs (≈ 0.17 s at 30 fps)."""
     skin_fraction: float = 0.06

@@ -101,6 +101,11 @@ def skin_mask(small_bgr: Image) -> npt.NDArray[np.bool_]:
     return (cr >= 138) & (cr <= 173) & (cb >= 77) & (cb <= 127) & (y >= 40)
 
 
+def region_hits(mask: npt.NDArray[np.bool_], regions: RegionMap) -> npt.NDArray[np.int64]:
+    """How many of each region's gate pixels are set in ``mask`` (index i+1 = REGION_NAMES[i])."""
+    return np.bincount(regions.labels[mask], minlength=len(regions.sizes))
+
+
 def region_fractions(mask: npt.NDArray[np.bool_], regions: RegionMap) -> npt.NDArray[np.float64]:
     """Fraction of each region's gate pixels set in ``mask`` (index i+1 = REGION_NAMES[i])."""
     hits = np.bincount(regions.labels[mask], minlength=len(regions.sizes))
@@ -112,7 +117,9 @@ class MotionGate:
 
     Skin is judged against a reference (the last still frame without new skin): only skin-coloured
     pixels that differ from the reference count, so a burgundy or tan board is not a hand, while a
-    hand resting motionless over the board still is.
+    hand resting motionless over the board still is.  Until the scene has first been still, there is
+    no reference and every skin-coloured pixel counts; the first still run becomes the reference
+    (a hand already on the board when the camera starts is not kept as "covered" for ever).
     """
 
     def __init__(self, regions: RegionMap, config: VisionConfig | None = None) -> None:
@@ -133,17 +140,20 @@ class MotionGate:
         else:
             changed = cv2.absdiff(grey, self._previous) > cfg.motion_threshold
         self._previous = grey
-        if self._reference is None:
-            self._reference = grey
-        skin = skin_mask(small) if small.ndim == 3 else np.zeros(grey.shape, np.bool_)
-        new_skin = skin & (cv2.absdiff(grey, self._reference) > cfg.motion_threshold)
-        move_frac = region_fractions(changed, self.regions)
-        skin_frac = region_fractions(new_skin, self.regions)
-        moving = frozenset(n for i, n in enumerate(REGION_NAMES) if move_frac[i + 1] > cfg.motion_fraction)
-        covered = frozenset(n for i, n in enumerate(REGION_NAMES) if skin_frac[i + 1] > cfg.skin_fraction)
+        move_hits = region_hits(changed, self.regions)
+        moving = frozenset(n for i, n in enumerate(REGION_NAMES)
+                           if move_hits[i + 1] > cfg.motion_fraction * self.regions.sizes[i + 1]
+                           and move_hits[i + 1] >= cfg.motion_min_pixels)
         total_changed = float(changed.mean())
         any_motion = bool(moving) or total_changed > cfg.motion_fraction
         self._still = 0 if any_motion else self._still + 1
+        if self._reference is None and self._still >= cfg.still_frames:
+            self._reference = grey  # the first still scene, whatever lies on it
+        skin = skin_mask(small) if small.ndim == 3 else np.zeros(grey.shape, np.bool_)
+        if self._reference is not None:
+            skin = skin & (cv2.absdiff(grey, self._reference) > cfg.motion_threshold)
+        skin_frac = region_fractions(skin, self.regions)
+        covered = frozenset(n for i, n in enumerate(REGION_NAMES) if skin_frac[i + 1] > cfg.skin_fraction)
         still = self._still >= cfg.still_frames and not covered
         if still:
             self._reference = grey

@@ -65,3 +65,39 @@ def test_skin_coloured_board_is_not_a_hand(profile: CalibrationProfile) -> None:
     board = np.full((720, 1280, 3), (120, 150, 210), np.uint8)  # a tan/skin-toned board
     reports = [gate.update(board) for _ in range(4)]
     assert not reports[-1].covered and reports[-1].still
+
+
+def _at(profile: CalibrationProfile, point: int, slot: int) -> tuple[int, int]:
+    xy = profile.board_to_image(np.array([profile.layout.stack_slots(point, slot)]))[0]
+    return int(xy[0]), int(xy[1])
+
+
+def test_single_flickering_pixels_are_not_motion(profile: CalibrationProfile) -> None:
+    """Compression flicker (one or two gate pixels in a point's column) must not hold the scene."""
+    cfg = VisionConfig(still_frames=3)
+    gate = MotionGate(RegionMap.build(profile), cfg)
+    x, y = _at(profile, 4, 1)
+    s = round(1 / cfg.motion_scale)
+    reports = []
+    for i in range(6):
+        f = _frame(i)
+        if i % 2:  # one gate pixel (an s x s block of the frame) flips every other frame
+            f[y : y + s, x : x + s] = 255
+        reports.append(gate.update(f))
+    assert reports[-1].still and "p4" not in reports[-1].moving
+
+
+def test_hand_in_first_frame_does_not_stay_covered(profile: CalibrationProfile) -> None:
+    """A hand over a tan (skin-coloured) board when the camera starts, then gone: the region is read
+    again (the reference is the first still scene, not the first frame)."""
+    gate = MotionGate(RegionMap.build(profile), VisionConfig(still_frames=2))
+    x, y = _at(profile, 20, 1)
+    board = _frame(1)
+    board[y - 80 : y + 80, x - 60 : x + 60] = (80, 120, 180)  # tan wood: skin-coloured
+    hand = board.copy()
+    hand[y - 60 : y + 60, x - 40 : x + 40] = (130, 170, 230)  # a lighter skin tone (BGR)
+    first = [gate.update(hand) for _ in range(2)]
+    assert "p20" in first[0].covered  # no reference yet: skin counts
+    for _ in range(5):
+        r = gate.update(board)
+    assert r.still and "p20" not in r.covered

@@ -1,6 +1,6 @@
 """``bgref bench calibration``: automatic calibration on rendered starting positions, against the truth.
 
-    bgref bench calibration --n 60 --seed 0 --size 1920x1080 --json docs/calibration_accuracy.json
+    bgref bench calibration --n 100 --seed 2000 --size 1920x1080 --json out.json   # the held-out set
 
 Scenes come from the simulator (random board type, colour scheme, camera tilt 0..45 degrees, lens,
 light, noise), cached under ``build/calib_scenes`` (:mod:`calibration.scenes`), so a second run only

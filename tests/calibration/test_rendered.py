@@ -2,8 +2,8 @@
 
 The seeds are drawn by a seeded RNG (not picked because they pass): six rendered starting positions
 at 960x540 with the board type given (as a director gives it), and one nudged board rendered with
-the simulator's board pose.  ``bgref bench calibration`` measures the same criteria on 52 scenes at
-1920x1080 (docs/calibration_accuracy.json); its success rate is below the issue's 98 %, so this
+the simulator's board pose.  ``bgref bench calibration`` measures the same criteria at 1920x1080 on
+100 held-out scenes (docs/calibration_accuracy.json); its success rate is below the issue's 98 %, so this
 test asks for the measured level on its random draw (5/6 today: 596 misses the tolerance by 0.09 px)
 rather than for every seed.
 """

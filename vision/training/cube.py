@@ -16,9 +16,9 @@ one CPU thread.  Writes ``vision/models/cube_face.onnx`` and ``cube_face.train.j
 
 Commands::
 
-    python -m vision.training.cube render train 0 160      # cameras 0..159 of the training range
+    python -m vision.training.cube render train 0 100      # cameras 0..99 of the training range
     python -m vision.training.cube render heldout 0 40
-    python -m vision.training.cube train --epochs 14
+    python -m vision.training.cube train --epochs 16 --copies 12 --cameras 100
     python -m vision.training.cube eval                     # the held-out cube set
 """
 
@@ -102,10 +102,13 @@ def render_camera(name: str, index: int, poses: int = POSES_PER_CAMERA, width: i
     return new
 
 
-def frames(name: str) -> list[tuple[Path, dict[str, Any]]]:
-    """The cached frames of a set: (image path, truth), sorted."""
+def frames(name: str, cameras: int | None = None) -> list[tuple[Path, dict[str, Any]]]:
+    """The cached frames of a set (of its first ``cameras`` cameras when given): (image path, truth), sorted."""
     out = []
+    first = SETS[name].start
     for js in sorted(set_dir(name).glob("*.json")):
+        if cameras is not None and int(js.stem.split("_")[0]) >= first + cameras:
+            continue
         png = js.with_suffix(".png")
         if png.is_file():
             out.append((png, json.loads(js.read_text())))
@@ -162,12 +165,12 @@ def samples_of_frame(png: Path, truth: dict[str, Any], gray: npt.NDArray[np.uint
     return out
 
 
-def collect(name: str, seed: int, negatives: int = 1) -> list[CubeSample]:
+def collect(name: str, seed: int, negatives: int = 1, cameras: int | None = None) -> list[CubeSample]:
     rng = random.Random(seed)
     cfg = CubeConfig()
     out: list[CubeSample] = []
     samplers: dict[str, CubeSampler] = {}
-    for png, truth in frames(name):
+    for png, truth in frames(name, cameras):
         if truth.get("cube") is None:
             continue
         key = json.dumps(truth["camera"], sort_keys=True) + json.dumps(truth["board"], sort_keys=True)
@@ -242,7 +245,8 @@ def make_model() -> Any:
     )
 
 
-def train(out: Path, *, seed: int = 7, epochs: int = 14, copies: int = 12, negatives: int = 1) -> dict[str, object]:
+def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negatives: int = 1,
+          cameras: int | None = 100) -> dict[str, object]:
     import torch
     from torch import nn
 
@@ -251,7 +255,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 14, copies: int = 12, negat
     random.seed(seed)
     np.random.seed(seed)
     t0 = time.time()
-    samples = collect("train", seed, negatives)
+    samples = collect("train", seed, negatives, cameras)
     counts = Counter(CUBE_CLASSES[s.label][0] for s in samples)
     n_neg = sum(1 for s in samples if s.label == 0)
     neg_copies = max(1, round(copies * (len(samples) - n_neg) / max(n_neg, 1) / 4))
@@ -299,6 +303,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 14, copies: int = 12, negat
         "neg_copies": neg_copies,
         "final_train_accuracy": round(acc, 4),
         "data": f"{set_dir('train')} (cameras {CUBE_TRAIN_SEEDS.start}.., {POSES_PER_CAMERA} cube poses each)",
+        "cameras": cameras,
         "seconds": round(time.time() - t0),
         "torch": torch.__version__,
     }
@@ -409,7 +414,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("count", type=int)
     t = sub.add_parser("train", help="train the cube-face classifier (needs torch)")
     t.add_argument("--seed", type=int, default=7)
-    t.add_argument("--epochs", type=int, default=14)
+    t.add_argument("--epochs", type=int, default=16)
+    t.add_argument("--cameras", type=int, default=100, help="train on the first N cameras' frames (the committed model: 100)")
     t.add_argument("--copies", type=int, default=12)
     t.add_argument("--out", type=Path, default=None)
     e = sub.add_parser("eval", help="read the held-out cube set")
@@ -440,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.what in (None, "train"):
         a = args if args.what else t.parse_args([])
-        print(train(a.out or CUBE_MODEL, seed=a.seed, epochs=a.epochs, copies=a.copies))
+        print(train(a.out or CUBE_MODEL, seed=a.seed, epochs=a.epochs, copies=a.copies, cameras=a.cameras))
         return 0
     return 2
 

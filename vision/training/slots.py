@@ -4,7 +4,9 @@ Development only (needs PyTorch).  Data: the cached renders of ``TRAIN_SEEDS`` (
 ``python -m vision.training.rendered 10000 150``) and the multi-position renders
 (``python -m vision.training.rendered variants 11000 150 12``: 12 positions per board/camera);
 every slot of every frame is one sample, slots in regions a hand covers are labelled "hand" (never
-read); empty slots under a die or the cube "object".
+read); empty slots under a die or the cube "object".  ``train(..., hand_labels=True)`` labels
+"hand" per slot instead, from the hand mask recomputed from the scene seed (:func:`hand_slot_labels`;
+tried, not better: see ``vision/models/MODELS.md``).
 
 Frames whose scene seed is a multiple of ``HOLDOUT_MOD`` are held out of training: they fit the
 softmax temperature (binary log-loss of "the decoded count is right" against its confidence, the
@@ -217,7 +219,7 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float = 0.0, patch: int = SLOT_PATCH,
           max_frames: int | None = None, samples_per_epoch: int = 160_000, init_from: Path | None = None,
-          lr: float = 3e-3, hand_labels: bool = True) -> dict[str, Any]:
+          lr: float = 3e-3, hand_labels: bool = False) -> dict[str, Any]:
     import torch
     from torch import nn
 

@@ -28,7 +28,7 @@ from vision.checkers import (
     counts_from_slot_probs,
 )
 from vision.config import VisionConfig
-from vision.cube import CubeSampler, read_cube
+from vision.cube import CubeSampler, default_numeral, read_cube
 from vision.dice.board import DiceSearch, read_dice
 from vision.dice.classify import DIE_FACE_MODEL, FaceClassifier
 from vision.motion import MotionGate, MotionReport, RegionMap
@@ -55,6 +55,7 @@ class BoardReader:
         self.config = config or VisionConfig()
         self.faces = FaceClassifier(face_model)
         self.slots = SlotClassifier(slot_model)
+        default_numeral()  # the cube model, loaded now rather than on the first frame
         self._state: dict[int, _ProfileState] = {}
 
     def _for(self, profile: Any) -> _ProfileState:

@@ -1,5 +1,6 @@
 """``python -m vision.training faces [--data DIR] [--seed N] [--epochs N] [--rendered DIR]`` and
-``python -m vision.training slots [--epochs N] [--init-from MODEL.onnx] [--lr LR] [--out MODEL.onnx]``."""
+``python -m vision.training slots [--epochs N] [--init-from MODEL.onnx] [--lr LR] [--out MODEL.onnx]`` and
+``python -m vision.training cube render|train|eval|bench ...`` (see ``vision/training/cube.py``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,11 @@ from pathlib import Path
 
 
 def main(argv: list[str] | None = None) -> int:
+    raw = sys.argv[1:] if argv is None else argv
+    if raw[:1] == ["cube"]:
+        from vision.training.cube import main as cube_main
+
+        return cube_main(raw[1:])
     from vision.training.data import shared_dir
 
     p = argparse.ArgumentParser(prog="python -m vision.training")

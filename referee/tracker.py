@@ -646,6 +646,15 @@ class Tracker:
 
     # ------------------------------------------------------------------ the cube
     def _cube(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        out = self._cube_events(sc, seq, t)
+        if self.config.infer_missed_dice:
+            # real vision: whose turn it is rests on throws that may have been inferred, and a face can
+            # be misread: cube actions are applied (the cube's value stays on record) but never called
+            out = [replace(e, unsure=True, note=e.note or "cube action read by real vision: not called")
+                   for e in out]
+        return out
+
+    def _cube_events(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
         s = self.state
         if sc.cube is None or s.turn is None:
             return []
@@ -787,6 +796,11 @@ class Tracker:
                     # so whose throw this is (and so which table is his) is unsure: ask, never accuse
                     throw = [replace(e, unsure=True, note="the board changed since the last play on record: "
                                      "whose throw this is is unsure") for e in throw]
+                elif cfg.infer_missed_dice:
+                    # real vision places dice and follows turns too loosely to call a void throw (measured:
+                    # a wrong-table call during a cocked-die throw in 297 turns): the players check
+                    throw = [replace(e, unsure=True, note="the throw looks void (where the dice rest): "
+                                     "please check") for e in throw]
                 out += throw
                 self.state = replace(self.state, phase=Phase.VOID_THROW,
                                      dice_xy=tuple((d.x, d.y) for d in thrown))

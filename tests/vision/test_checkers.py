@@ -263,7 +263,9 @@ def test_hand_mask_is_recomputed_from_the_scene(tmp_path: Path, monkeypatch: pyt
     _, y = cached_slots(r)
     y2, how = hand_slot_labels(r, y)
     assert r.truth["hands"]["covered"] == ["p7", "p8", "p17", "p18", "bar"]
-    assert how == "mask" and not (y2 == IGNORE).any()
-    # the old labels made all 30 slots of the 5 covered regions "hand"; the hand hides 18 of them
+    assert how == "mask"
+    # the old labels made all 30 slots of the 5 covered regions "hand"; the hand hides some of them,
+    # grazes a few more (left out of training) and the rest keep their class
     assert int((y == HAND).sum()) == 30 and 0 < int((y2 == HAND).sum()) < 30
-    assert ((y2 == HAND) | (y2 == y) | (y == HAND)).all()  # only hand slots change
+    assert 0 < int((y2 == IGNORE).sum()) < 15
+    assert ((y2 == HAND) | (y2 == y) | (y == HAND) | (y2 == IGNORE)).all()

@@ -68,8 +68,12 @@ def rendered_slots(r: Rendered, patch: int = SLOT_PATCH) -> tuple[np.ndarray, np
     return np.ascontiguousarray(patches), np.array(labels, np.int64)
 
 
-HAND_SLOT_FRACTION = 0.03
+HAND_SLOT_FRACTION = 0.1
 """A slot is labelled "hand" when the hand hides at least this share of its patch (either layer)."""
+
+HAND_GRAZE_FRACTION = 0.01
+"""A slot the hand hides less than :data:`HAND_SLOT_FRACTION` but at least this share of is left out
+of training (neither "hand" nor its class: a grazing hand must not teach reading through hands)."""
 
 IGNORE = -100
 """Label of a slot left out of training (cross-entropy ``ignore_index``)."""
@@ -114,6 +118,8 @@ def hand_slot_labels(r: Rendered, y: np.ndarray, patch: int = SLOT_PATCH) -> tup
     for i, sl in enumerate(sampler.slots):
         if frac[i] >= HAND_SLOT_FRACTION:
             out[i] = HAND
+        elif frac[i] >= HAND_GRAZE_FRACTION:
+            out[i] = IGNORE
         elif out[i] == HAND:
             b = base[i]
             if b == 0 and any(math.hypot(sl.x - x, sl.y - y) < dmax for x, y in things):

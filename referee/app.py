@@ -29,9 +29,10 @@ from typing import Any
 
 from referee.codec import decode_observation, encode_observation
 from referee.exports import export_match
-from referee.journal import JournalError
+from referee.journal import JournalError, read_journal
 from referee.loop import GatedReader, LoopStats, run_loop
 from referee.session import Session, SessionInfo
+from referee.tracker import TrackerConfig
 from vision.observation import BoardObservation
 
 
@@ -260,12 +261,25 @@ def default_journal() -> Path:
     return folder / f"session-{stamp}-{os.getpid()}.jsonl"
 
 
+def tracker_config_for(args: argparse.Namespace, source: str, white_seat: str) -> TrackerConfig | None:
+    """The real reader's tracker settings (unsure readings resolved to the likeliest legal play, missed
+    dice inferred, one reading settles a scene); None (the session's default) for the oracle and for
+    recorded observation streams."""
+    if args.oracle or is_observation_stream(source):
+        return None
+    from vision.config import VisionConfig
+
+    return TrackerConfig.for_real_vision(white_seat, VisionConfig().count_min_confidence)
+
+
 def build_session(args: argparse.Namespace, source: str, device: Any) -> tuple[Session, int]:
     if args.resume:
         if not Path(args.resume).exists():
             raise ValueError(f"--resume: no journal at {args.resume!r}")
         try:
-            s = Session.resume(args.resume, device=device)
+            first = read_journal(args.resume).records
+            seat = str(first[0].data.get("white_seat", "near")) if first and first[0].kind == "session" else "near"
+            s = Session.resume(args.resume, device=device, tracker_config=tracker_config_for(args, source, seat))
         except JournalError as exc:
             raise ValueError(str(exc)) from exc
         return s, s.last_seq
@@ -281,7 +295,7 @@ def build_session(args: argparse.Namespace, source: str, device: Any) -> tuple[S
                        white_seat=seat)
     path = Path(args.journal) if args.journal else default_journal()
     try:
-        s = Session.start(info, path, device=device)
+        s = Session.start(info, path, device=device, tracker_config=tracker_config_for(args, source, seat))
     except JournalError as exc:
         raise ValueError(str(exc)) from exc
     return s, -1

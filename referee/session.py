@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -94,13 +95,18 @@ class Judged:
     move: int
 
 
+ALERTS_KEPT = 10_000
+"""Alerts whose timing is kept for the latency figures (the oldest are dropped)."""
+
+
 @dataclass
 class Stats:
     observations: int = 0
     events: int = 0
     infractions: int = 0
     checks: int = 0
-    alerts: list[tuple[int, float]] = field(default_factory=list)  # (seq, wall time of the signal)
+    # (seq, wall time of the signal) of the latest alerts: bounded, so a long session does not grow
+    alerts: deque[tuple[int, float]] = field(default_factory=lambda: deque(maxlen=ALERTS_KEPT))
     journal_problem: str = ""
     evidence_problem: str = ""
 

@@ -34,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     sl.add_argument("--lr", type=float, default=3e-3)
     sl.add_argument("--samples-per-epoch", type=int, default=160_000)
     sl.add_argument("--label-smoothing", type=float, default=0.0)
+    sl.add_argument("--hand-labels", action="store_true",
+                    help="label 'hand' per slot from the hand's geometry (else every slot of a covered region)")
     sl.add_argument("--calibrate-only", action="store_true",
                     help="only refit the temperature of --out on the held-out frames")
     args = p.parse_args(argv)
@@ -48,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
             print(recalibrate(out))
             return 0
         print(train_slots(out, seed=args.seed, epochs=args.epochs, init_from=args.init_from, lr=args.lr,
-                          samples_per_epoch=args.samples_per_epoch, label_smoothing=args.label_smoothing))
+                          samples_per_epoch=args.samples_per_epoch, label_smoothing=args.label_smoothing,
+                          hand_labels=args.hand_labels))
         return 0
     from vision.training.faces import MODELS, train
 

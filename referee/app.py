@@ -30,7 +30,7 @@ from typing import Any
 from referee.codec import decode_observation, encode_observation
 from referee.exports import export_match
 from referee.journal import JournalError, read_journal
-from referee.loop import GatedReader, LoopStats, run_loop
+from referee.loop import GatedReader, LoopStats, rss_mb, run_loop
 from referee.session import Session, SessionInfo
 from referee.tracker import TrackerConfig
 from vision.observation import BoardObservation
@@ -399,17 +399,6 @@ def _current_source(journal: str, first: str) -> tuple[str, int]:
     return current, after
 
 
-def _rss_mb() -> float:
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def _same_source(journalled: str, source: str) -> bool:
     if journalled == source:
         return True
@@ -508,7 +497,7 @@ class _View:
             self._last_progress = time.monotonic()
             print(f"bgref: progress frames={stats.frames} processed={stats.processed} dropped={stats.dropped} "
                   f"fps={stats.fps:.1f} elapsed_s={stats.elapsed_s:.1f} games={self.session.tracker.state.game} "
-                  f"rss_mb={_rss_mb():.1f}", file=sys.stderr, flush=True)
+                  f"rss_mb={rss_mb():.1f}", file=sys.stderr, flush=True)
         if self.live is not None:
             self.live.update(self._render(self._model_of(self.session, stats, device=dev), director=self.director))
             return

@@ -34,23 +34,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
 
-from referee.loop import run_loop
+from referee.loop import rss_mb, run_loop
 from referee.session import Session, SessionInfo
 from referee.synthetic import fault_plan, random_game
 from vision.observation import BoardObservation
 
 TARGETS = {"latency_ms_median": 200.0, "replay_fps": 30.0, "peak_rss_mb": 600.0}
-
-
-def _rss_mb() -> float:
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 class _Paced:
@@ -480,7 +469,7 @@ def memory(observations: int = 100_000, sample_every: int = 10_000) -> dict[str,
                 last = o2.seq
                 n += 1
                 if n % sample_every == 0:
-                    samples.append(round(_rss_mb(), 1))
+                    samples.append(round(rss_mb(), 1))
                 if n >= observations:
                     break
             offset = last + 1

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import queue
+import resource
 import threading
 import time
 from collections import deque
@@ -707,3 +708,15 @@ def _consume_gated(source: Iterable[Any], reader: GatedReader, session: Session,
     finally:
         worker.close()
         feeder.stop()
+
+
+def rss_mb() -> float:
+    """This process's resident memory now, in MB (peak RSS where /proc is missing)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

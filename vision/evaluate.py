@@ -127,8 +127,7 @@ def _contains(box: tuple[int, int, int, int], x: float, y: float) -> bool:
 
 def evaluate_rendered(frames: int, cfg: VisionConfig, first: int = 40) -> dict[str, Any] | None:
     """Whole-board, dice and cube figures on rendered frames from held-out seeds (EVAL_SEEDS)."""
-    import math
-
+    from vision.dice.evaluate import match as match_dice
     from vision.geometry import Area
     from vision.reader import BoardReader
     from vision.training.rendered import EVAL_SEEDS, profile_for, rendered
@@ -193,21 +192,16 @@ def evaluate_rendered(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
             else:
                 unsure += 1
         # dice
-        used: set[int] = set()
-        for die in t["dice"]:
+        paired = match_dice(t["dice"], obs.dice)  # the dice evaluator's pairing (die on die: the top one)
+        used = {j for j in paired if j is not None}
+        for die, j in zip(t["dice"], paired, strict=True):
             d["n"] += 1
             x, y = die["center_mm"][:2]
-            best = None
-            for i, o in enumerate(obs.dice):
-                dist = math.hypot(o.center_mm[0] - x, o.center_mm[1] - y)
-                if dist < die["size_mm"] * 1.5 and (best is None or dist < best[0]):
-                    best = (dist, i)
-            if best is None:
+            if j is None:
                 d["missed"] += 1
                 errors.append(f"{seed}: missed die {die['face']} at {x:.0f},{y:.0f}")
                 continue
-            used.add(best[1])
-            o = obs.dice[best[1]]
+            o = obs.dice[j]
             if o.face is None:
                 d["unsure"] += 1
             elif o.face == die["face"]:

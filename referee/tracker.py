@@ -312,6 +312,20 @@ class Reconciled:
     doubtful: tuple[int, ...] = ()  # absolute points read without confidence (what to check)
 
 
+def fit_to_reading(board: Board, cand: Board, confidences: Sequence[float],
+                   min_confidence: float) -> tuple[bool, float]:
+    """How a candidate board fits a reading: (it agrees with every region read with confidence,
+    the differences weighted by each region's confidence)."""
+    cost = 0.0
+    agrees = True
+    for i, (seen, want) in enumerate(zip(board, cand, strict=True)):
+        diff = abs(seen[0] - want[0]) + abs(seen[1] - want[1])
+        if diff and confidences[i] >= min_confidence:
+            agrees = False
+        cost += diff * (0.05 + confidences[i])
+    return agrees, cost
+
+
 def reconcile(before: Position, dice: Dice | tuple[int, int], board: Board, confidences: Sequence[float],
               *, min_confidence: float = 0.9) -> Reconciled:
     """Match a reading of the board after a throw against the legal plays.
@@ -333,14 +347,7 @@ def reconcile(before: Position, dice: Dice | tuple[int, int], board: Board, conf
     best: tuple[float, int, Play] | None = None
     nearest: tuple[float, int, Play] | None = None
     for k, play in enumerate(plays):
-        cand = board_of(play.after)
-        cost = 0.0
-        agrees = True
-        for i, (seen, want) in enumerate(zip(board, cand, strict=True)):
-            diff = abs(seen[0] - want[0]) + abs(seen[1] - want[1])
-            if diff and confidences[i] >= min_confidence:
-                agrees = False
-            cost += diff * (0.05 + confidences[i])
+        agrees, cost = fit_to_reading(board, board_of(play.after), confidences, min_confidence)
         if agrees and (best is None or (cost, k) < best[:2]):
             best = (cost, k, play)
         if nearest is None or (cost, k) < nearest[:2]:
@@ -1005,14 +1012,7 @@ def _best_fit(before: Position, roll: tuple[int, int], board: Board, confidences
         return None
     best: tuple[bool, float, Play] | None = None
     for play in plays:
-        cand = board_of(play.after)
-        cost = 0.0
-        agrees = True
-        for i, (seen, want) in enumerate(zip(board, cand, strict=True)):
-            diff = abs(seen[0] - want[0]) + abs(seen[1] - want[1])
-            if diff and confidences[i] >= min_confidence:
-                agrees = False
-            cost += diff * (0.05 + confidences[i])
+        agrees, cost = fit_to_reading(board, board_of(play.after), confidences, min_confidence)
         if best is None or (agrees, -cost) > (best[0], -best[1]):
             best = (agrees, cost, play)
     return best

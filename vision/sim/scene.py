@@ -627,6 +627,44 @@ def random_position(rng: random.Random) -> Position:
             return pos
 
 
+@dataclass(frozen=True, slots=True)
+class SceneObjects:
+    """What lies on a board in a still scene (:func:`sample_objects`)."""
+
+    turn: Side
+    checkers: tuple[CheckerPose, ...]
+    dice: tuple[DiePose, ...]
+    cube: CubePose
+    cup: CupPose | None
+    hands: tuple[HandPose, ...]
+
+
+def sample_objects(layout: BoardLayout, position: Position, rng: random.Random, cfg: SimConfig,
+                   own_table_p: float = 0.9) -> SceneObjects:
+    """The side on turn, the checkers of ``position``, that side's dice thrown (in his right-hand
+    table with probability ``own_table_p``, maybe cocked or on the other die), the cube, maybe a cup
+    and a hand, all drawn from ``rng`` in a fixed order."""
+    turn = rng.choice(list(Side))
+    checkers = place_checkers(layout, position, rng, cfg.checker_jitter_mm.sample(rng),
+                              tray_lying=rng.random() < cfg.tray_lying_p)
+    style = rng.choice(list(DieStyle))
+    size = rng.uniform(*layout.spec.die_size_mm)
+    area = layout.right_hand_table(turn) if rng.random() < own_table_p else layout.right_hand_table(turn.opponent)
+    cocked = None
+    if rng.random() < cfg.cocked_p:
+        cocked = rng.choice(("checker", "rail", "bar", "die"))
+    elif rng.random() < cfg.on_die_p:
+        cocked = "die_top"
+    dice = place_dice(layout, (rng.randint(1, 6), rng.randint(1, 6)), rng, area=area, style=style, size=size,
+                      checkers=checkers, cocked=cocked, owner=turn)
+    cube_pos = "middle" if rng.random() > cfg.cube_offset_p else rng.choice(("white", "black"))
+    cube_val = 64 if cube_pos == "middle" else rng.choice((2, 4, 8, 16, 32, 64))
+    cube = place_cube(layout, cube_val, cube_pos, rng)
+    cup = _sample_cup(layout, rng, turn) if rng.random() < cfg.cup_p else None
+    hands = (sample_hand(layout, rng, turn),) if rng.random() < cfg.hands_p else ()
+    return SceneObjects(turn, checkers, dice, cube, cup, hands)
+
+
 def random_scene(
     seed: int,
     cfg: SimConfig | None = None,
@@ -645,32 +683,12 @@ def random_scene(
     scheme = SCHEMES[rng.choice(names)]
     if position is None:
         position = Position.initial() if rng.random() < 0.15 else random_position(rng)
-    turn = rng.choice(list(Side))
-    checkers = place_checkers(layout, position, rng, cfg.checker_jitter_mm.sample(rng),
-                              tray_lying=rng.random() < cfg.tray_lying_p)
-    style = rng.choice(list(DieStyle))
-    size = rng.uniform(*spec.die_size_mm)
-    area = layout.right_hand_table(turn) if rng.random() < 0.9 else layout.right_hand_table(turn.opponent)
-    cocked = None
-    if rng.random() < cfg.cocked_p:
-        cocked = rng.choice(("checker", "rail", "bar", "die"))
-    elif rng.random() < cfg.on_die_p:
-        cocked = "die_top"
-    dice = place_dice(layout, (rng.randint(1, 6), rng.randint(1, 6)), rng, area=area, style=style, size=size,
-                      checkers=checkers, cocked=cocked, owner=turn)
-    cube_pos = "middle" if rng.random() > cfg.cube_offset_p else rng.choice(("white", "black"))
-    cube_val = 64 if cube_pos == "middle" else rng.choice((2, 4, 8, 16, 32, 64))
-    cube = place_cube(layout, cube_val, cube_pos, rng)
-    cup = None
-    if rng.random() < cfg.cup_p:
-        cup = _sample_cup(layout, rng, turn)
-    hands: tuple[HandPose, ...] = ()
-    if rng.random() < cfg.hands_p:
-        hands = (sample_hand(layout, rng, turn),)
+    obj = sample_objects(layout, position, rng, cfg)
     camera = sample_camera(layout, cfg, rng, width, height)
     lighting = sample_lighting(layout, cfg, rng)
     post = sample_post(cfg, rng)
-    return Scene(layout, scheme, camera, lighting, post, checkers, dice, cube, hands, cup, turn, seed)
+    return Scene(layout, scheme, camera, lighting, post, obj.checkers, obj.dice, obj.cube, obj.hands, obj.cup, obj.turn,
+                 seed)
 
 
 def _sample_cup(layout: BoardLayout, rng: random.Random, side: Side) -> CupPose:

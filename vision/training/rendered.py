@@ -124,18 +124,9 @@ def variant_scene(base: Any, seed: int, i: int) -> tuple[Any, int]:
     import random
     from dataclasses import replace
 
-    from rules.position import Position, Side
+    from rules.position import Position
     from vision.sim.config import SimConfig
-    from vision.sim.scene import (
-        DieStyle,
-        _sample_cup,
-        place_checkers,
-        place_cube,
-        place_dice,
-        random_position,
-        sample_hand,
-        sample_post,
-    )
+    from vision.sim.scene import random_position, sample_objects, sample_post
 
     cfg = SimConfig()
     rng = random.Random(seed * 1000 + i)
@@ -147,24 +138,8 @@ def variant_scene(base: Any, seed: int, i: int) -> tuple[Any, int]:
         position = Position.initial()
     else:
         position = random_position(rng)
-    turn = rng.choice(list(Side))
-    checkers = place_checkers(layout, position, rng, cfg.checker_jitter_mm.sample(rng),
-                              tray_lying=rng.random() < cfg.tray_lying_p)
-    style = rng.choice(list(DieStyle))
-    size = rng.uniform(*layout.spec.die_size_mm)
-    area = layout.right_hand_table(turn) if rng.random() < 0.8 else layout.right_hand_table(turn.opponent)
-    cocked = None
-    if rng.random() < cfg.cocked_p:
-        cocked = rng.choice(("checker", "rail", "bar", "die"))
-    elif rng.random() < cfg.on_die_p:
-        cocked = "die_top"
-    dice = place_dice(layout, (rng.randint(1, 6), rng.randint(1, 6)), rng, area=area, style=style, size=size,
-                      checkers=checkers, cocked=cocked, owner=turn)
-    cube_pos = "middle" if rng.random() > cfg.cube_offset_p else rng.choice(("white", "black"))
-    cube = place_cube(layout, 64 if cube_pos == "middle" else rng.choice((2, 4, 8, 16, 32, 64)), cube_pos, rng)
-    cup = _sample_cup(layout, rng, turn) if rng.random() < cfg.cup_p else None
-    hands = (sample_hand(layout, rng, turn),) if rng.random() < cfg.hands_p else ()
-    scene = replace(base, checkers=checkers, dice=dice, cube=cube, cup=cup, hands=hands, turn=turn,
+    obj = sample_objects(layout, position, rng, cfg, own_table_p=0.8)
+    scene = replace(base, checkers=obj.checkers, dice=obj.dice, cube=obj.cube, cup=obj.cup, hands=obj.hands, turn=obj.turn,
                     post=sample_post(cfg, rng))
     return scene, seed * 1000 + i
 

@@ -197,16 +197,22 @@ def quads_from_lines(lines: list[Line], size: tuple[int, int], min_area_frac: fl
     return res
 
 
-def line_quads(image: Image, config: CalibrationConfig | None = None) -> list[FloatArray]:
-    """Candidate board quadrilaterals (clockwise, full-resolution px) from long straight lines, best first."""
-    cfg = config or CalibrationConfig()
+def long_lines(image: Image, cfg: CalibrationConfig, min_support: float) -> tuple[list[Line], float, tuple[int, int]]:
+    """The merged straight lines of a frame at working resolution at least ``min_support`` of its
+    shorter side long; with the working scale and size (full-resolution px = working px / scale)."""
     h, w = image.shape[:2]
     scale = min(1.0, cfg.line_work_width / w)
     small = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else image
     gray = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
     sh, sw = gray.shape
     segs = _segments(gray, 0.02 * min(sw, sh))
-    lines = [L for L in merge_lines(segs) if L.support >= 0.06 * min(sw, sh)]
+    return [L for L in merge_lines(segs) if L.support >= min_support * min(sw, sh)], scale, (sw, sh)
+
+
+def line_quads(image: Image, config: CalibrationConfig | None = None) -> list[FloatArray]:
+    """Candidate board quadrilaterals (clockwise, full-resolution px) from long straight lines, best first."""
+    cfg = config or CalibrationConfig()
+    lines, scale, (sw, sh) = long_lines(image, cfg, 0.06)
     quads = quads_from_lines(lines, (sw, sh), cfg.min_board_fraction, keep=cfg.line_quads)
     return [q / scale for _, q in quads]
 
@@ -361,13 +367,8 @@ def outline_hypotheses(image: Image, specs: list[BoardSpec], config: Calibration
     rectangle of the board model (its outline, a table, a tray, the field between the rails, ...),
     scored by the image length of all line segments that then lie on the model's edges."""
     cfg = config or CalibrationConfig()
-    h, w = image.shape[:2]
-    scale = min(1.0, cfg.line_work_width / w)
-    small = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else image
-    gray = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
-    sh, sw = gray.shape
-    segs = _segments(gray, 0.02 * min(sw, sh))
-    lines = [L for L in merge_lines(segs) if L.support >= 0.05 * min(sw, sh)]
+    w = image.shape[1]
+    lines, scale, (sw, sh) = long_lines(image, cfg, 0.05)
     if len(lines) < 4:
         return []
     seg_a, seg_b, seg_len = _line_segments_px(lines[:60])

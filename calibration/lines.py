@@ -398,7 +398,7 @@ def outline_hypotheses(image: Image, specs: list[BoardSpec], config: Calibration
             o2 = cv2.perspectiveTransform(mm.reshape(-1, 1, 2), np.linalg.inv(G)).reshape(4, 2)
         except np.linalg.LinAlgError:
             continue
-        refined.append((sc, spec, o2 / scale))
+        refined.append((sc, spec, (o2 / scale).astype(np.float64)))
     out = sorted(refined, key=lambda t: -t[0]) + [(sc, sp, o / scale) for sc, sp, o in out[: cfg.hyp_refine]]
     res: list[tuple[float, BoardSpec, FloatArray]] = []
     for s_, sp, o in out:

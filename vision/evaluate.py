@@ -127,8 +127,7 @@ def _contains(box: tuple[int, int, int, int], x: float, y: float) -> bool:
 
 def evaluate_rendered(frames: int, cfg: VisionConfig, first: int = 40) -> dict[str, Any] | None:
     """Whole-board, dice and cube figures on rendered frames from held-out seeds (EVAL_SEEDS)."""
-    from vision.dice.evaluate import match as match_dice
-    from vision.geometry import Area
+    from vision.dice.evaluate import DiceTally
     from vision.reader import BoardReader
     from vision.training.rendered import EVAL_SEEDS, profile_for, rendered
 
@@ -143,10 +142,7 @@ def evaluate_rendered(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
     sweep = (0.9, 0.95, 0.98, 0.99, 0.995, 0.999)
     region_conf: list[tuple[float, bool]] = []  # (confidence, right) of every uncovered point/bar reading
     board_conf: list[tuple[float, bool]] = []  # (weakest confidence, exact) of every frame without hands
-    d = {"n": 0, "right": 0, "wrong": 0, "unsure": 0, "missed": 0, "false": 0}
-    cocked = {"cocked_n": 0, "cocked_found": 0, "cocked_unsure": 0, "flat_n": 0, "flat_called_cocked": 0,
-              "flat_unsure": 0}
-    area = {"n_clear": 0, "right": 0, "wrong": 0}
+    dice = DiceTally(cfg)  # the dice evaluator's figures (pairing: on a die-on-die, the top one)
     cube = {"n": 0, "face_right": 0, "face_wrong": 0, "face_unsure": 0, "position_right": 0, "position_wrong": 0, "position_unsure": 0,
             "missed": 0}
     errors: list[str] = []
@@ -191,40 +187,7 @@ def evaluate_rendered(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
                 errors.append(f"{seed}: confident but wrong board")
             else:
                 unsure += 1
-        # dice
-        paired = match_dice(t["dice"], obs.dice)  # the dice evaluator's pairing (die on die: the top one)
-        used = {j for j in paired if j is not None}
-        for die, j in zip(t["dice"], paired, strict=True):
-            d["n"] += 1
-            x, y = die["center_mm"][:2]
-            if j is None:
-                d["missed"] += 1
-                errors.append(f"{seed}: missed die {die['face']} at {x:.0f},{y:.0f}")
-                continue
-            o = obs.dice[j]
-            if o.face is None:
-                d["unsure"] += 1
-            elif o.face == die["face"]:
-                d["right"] += 1
-            else:
-                d["wrong"] += 1
-                errors.append(f"{seed}: die {die['face']} read {o.face}")
-            if die["cocked"]:
-                cocked["cocked_n"] += 1
-                cocked["cocked_found"] += o.cocked is True
-                cocked["cocked_unsure"] += o.cocked is None
-            else:
-                cocked["flat_n"] += 1
-                cocked["flat_called_cocked"] += o.cocked is True
-                cocked["flat_unsure"] += o.cocked is None
-            if die["boundary_mm"] > cfg.boundary_uncertain_mm and Area(die["area"]) in (Area.LEFT_TABLE, Area.RIGHT_TABLE):
-                area["n_clear"] += 1
-                if o.area.value == die["area"]:
-                    area["right"] += 1
-                else:
-                    area["wrong"] += 1
-                    errors.append(f"{seed}: die in {die['area']} placed in {o.area.value}")
-        d["false"] += len(obs.dice) - len(used)
+        dice.add(seed, t["dice"], obs.dice)
         # cube
         if t.get("cube"):
             cube["n"] += 1
@@ -258,13 +221,10 @@ def evaluate_rendered(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
                       "boards_confident_but_wrong": sum(c >= th and not ok for c, ok in board_conf)}
             for th in sweep},
         "hands": {"covered_regions": covered_total, "covered_regions_read_confidently": covered_reported},
-        "dice": {**d, "face_accuracy": _rate(d["right"], d["n"]), "face_accuracy_of_answered": _rate(d["right"], d["right"] + d["wrong"])},
-        "cocked": {**cocked, "cocked_recall": _rate(cocked["cocked_found"], cocked["cocked_n"]),
-                   "flat_called_cocked_rate": _rate(cocked["flat_called_cocked"], cocked["flat_n"])},
-        "right_hand_table": {**area, "accuracy": _rate(area["right"], area["n_clear"])},
+        **dice.sections(owner=False),  # the reader has no dice colours configured: no owners
         "cube": {**cube, "face_accuracy": _rate(cube["face_right"], cube["n"]),
                  "position_accuracy": _rate(cube["position_right"], cube["n"])},
-        "errors": errors[:40],
+        "errors": (errors + dice.errors_first(40))[:40],
     }
 
 

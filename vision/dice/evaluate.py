@@ -89,34 +89,27 @@ def _frame(seed: int, width: int, height: int, extra_cache: Path | None) -> Any:
             os.environ["BGREF_RENDER_CACHE"] = old
 
 
-def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg: DiceConfig,
-             verbose: bool = False, owners: bool = True, extra_cache: Path | None = None) -> dict[str, Any]:
-    from vision.training.rendered import profile_for
+class DiceTally:
+    """Per-die figures over frames: faces (right / wrong / unsure / missed, false dice), flat or
+    cocked, on the other die, owner, and the right-hand-table decision where the die is more than
+    ``boundary_uncertain_mm`` from a boundary.  Used by this evaluator and by ``vision.evaluate``."""
 
-    clf = FaceClassifier()
-    d = {"frames": 0, "n": 0, "right": 0, "wrong": 0, "unsure": 0, "missed": 0, "false": 0}
-    ck = {"cocked_n": 0, "cocked_found": 0, "cocked_unsure": 0, "cocked_flat": 0, "flat_n": 0,
-          "flat_called_cocked": 0, "flat_unsure": 0, "on_die_n": 0, "on_die_found": 0, "flat_called_on_die": 0}
-    area = {"n_clear": 0, "right": 0, "wrong": 0}
-    owner = {"n": 0, "right": 0, "wrong": 0, "none": 0}
-    errors: list[str] = []
-    times: list[float] = []
-    cpu: list[float] = []
-    for seed in seeds:
-        r = _frame(seed, width, height, extra_cache)
-        t = r.truth
-        prof = profile_for(t)
-        img = r.image()
-        search = DiceSearch.for_profile(prof)
-        fcfg = _owner_config(t, dcfg, seed) if owners else dcfg
-        read_dice(img, prof, clf, cfg, search, fcfg)  # warm caches of this profile
-        t0, c0 = time.perf_counter(), time.process_time()
-        found = read_dice(img, prof, clf, cfg, search, fcfg)
-        times.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
+    def __init__(self, cfg: VisionConfig, *, verbose: bool = False) -> None:
+        self.cfg = cfg
+        self.verbose = verbose
+        self.d = {"frames": 0, "n": 0, "right": 0, "wrong": 0, "unsure": 0, "missed": 0, "false": 0}
+        self.ck = {"cocked_n": 0, "cocked_found": 0, "cocked_unsure": 0, "cocked_flat": 0, "flat_n": 0,
+                   "flat_called_cocked": 0, "flat_unsure": 0, "on_die_n": 0, "on_die_found": 0, "flat_called_on_die": 0}
+        self.area = {"n_clear": 0, "right": 0, "wrong": 0}
+        self.owner = {"n": 0, "right": 0, "wrong": 0, "none": 0}
+        self.errors: list[str] = []
+
+    def add(self, seed: int, truth: list[dict[str, Any]], found: tuple[DieReading, ...]) -> None:
+        """One frame: the true dice (truth JSON ``dice``) and what was read."""
+        d, ck, area, owner, errors = self.d, self.ck, self.area, self.owner, self.errors
         d["frames"] += 1
-        m = match(t["dice"], found)
-        for die, j in zip(t["dice"], m, strict=True):
+        m = match(truth, found)
+        for die, j in zip(truth, m, strict=True):
             d["n"] += 1
             x, y = die["center_mm"][:2]
             tag = f"{seed}: die {die['face']} ({die['style']}, {'cocked ' + str(die['leaning_on']) if die['cocked'] else 'flat'}) at {x:.0f},{y:.0f}"
@@ -131,7 +124,7 @@ def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg:
             o = found[j]
             if o.face is None:
                 d["unsure"] += 1
-                if verbose:
+                if self.verbose:
                     errors.append(f"{tag} unsure ({o.face_confidence})")
             elif o.face == die["face"]:
                 d["right"] += 1
@@ -164,7 +157,7 @@ def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg:
                     owner["right"] += 1
                 else:
                     owner["wrong"] += 1
-            if die["boundary_mm"] > cfg.boundary_uncertain_mm and Area(die["area"]) in (Area.LEFT_TABLE, Area.RIGHT_TABLE):
+            if die["boundary_mm"] > self.cfg.boundary_uncertain_mm and Area(die["area"]) in (Area.LEFT_TABLE, Area.RIGHT_TABLE):
                 area["n_clear"] += 1
                 if o.area.value == die["area"]:
                     area["right"] += 1
@@ -174,20 +167,57 @@ def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg:
         extra = [found[j] for j in range(len(found)) if j not in set(m)]
         d["false"] += len(extra)
         errors.extend(f"{seed}: false die {o.face} at {o.center_mm}" for o in extra)
+
+    def sections(self, *, owner: bool = True) -> dict[str, Any]:
+        """``dice``, ``cocked``, ``right_hand_table`` (and ``owner``) with their rates."""
+        d, ck, area = self.d, self.ck, self.area
+        out: dict[str, Any] = {
+            "dice": {**d, "face_accuracy": _rate(d["right"], d["n"]),
+                     "face_accuracy_of_answered": _rate(d["right"], d["right"] + d["wrong"])},
+            "cocked": {**ck, "cocked_recall": _rate(ck["cocked_found"], ck["cocked_n"]),
+                       "flat_called_cocked_rate": _rate(ck["flat_called_cocked"], ck["flat_n"])},
+            "right_hand_table": {**area, "accuracy": _rate(area["right"], area["n_clear"])},
+        }
+        if owner:
+            out["owner"] = self.owner
+        return out
+
+    def errors_first(self, n: int) -> list[str]:
+        """The first ``n`` errors, misreadings before misses."""
+        e = self.errors
+        return ([x for x in e if "missed" not in x] + [x for x in e if "missed" in x])[:n]
+
+
+def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg: DiceConfig,
+             verbose: bool = False, owners: bool = True, extra_cache: Path | None = None) -> dict[str, Any]:
+    from vision.training.rendered import profile_for
+
+    clf = FaceClassifier()
+    tally = DiceTally(cfg, verbose=verbose)
+    times: list[float] = []
+    cpu: list[float] = []
+    for seed in seeds:
+        r = _frame(seed, width, height, extra_cache)
+        t = r.truth
+        prof = profile_for(t)
+        img = r.image()
+        search = DiceSearch.for_profile(prof)
+        fcfg = _owner_config(t, dcfg, seed) if owners else dcfg
+        read_dice(img, prof, clf, cfg, search, fcfg)  # warm caches of this profile
+        t0, c0 = time.perf_counter(), time.process_time()
+        found = read_dice(img, prof, clf, cfg, search, fcfg)
+        times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+        tally.add(seed, t["dice"], found)
     times.sort()
     cpu.sort()
     return {
         "seeds": [seeds[0], seeds[-1]] if seeds else [], "size": f"{width}x{height}",
-        "dice": {**d, "face_accuracy": _rate(d["right"], d["n"]),
-                 "face_accuracy_of_answered": _rate(d["right"], d["right"] + d["wrong"])},
-        "cocked": {**ck, "cocked_recall": _rate(ck["cocked_found"], ck["cocked_n"]),
-                   "flat_called_cocked_rate": _rate(ck["flat_called_cocked"], ck["flat_n"])},
-        "right_hand_table": {**area, "accuracy": _rate(area["right"], area["n_clear"])},
-        "owner": owner,
+        **tally.sections(),
         "ms_median": round(1000 * times[len(times) // 2], 2) if times else None,
         "ms_p90": round(1000 * times[int(len(times) * 0.9)], 2) if times else None,
         "cpu_ms_median": round(1000 * cpu[len(cpu) // 2], 2) if cpu else None,
-        "errors": ([e for e in errors if "missed" not in e] + [e for e in errors if "missed" in e])[:120],
+        "errors": tally.errors_first(120),
     }
 
 

@@ -287,6 +287,23 @@ def edge_points(
     return pts, y1
 
 
+def outline_side_edges(gray: npt.NDArray[np.float32], q: FloatArray, search: float, samples: int
+                       ) -> list[tuple[FloatArray, npt.NDArray[np.bool_]]]:
+    """For each side of the quadrilateral ``q``: the edge points found across it (:func:`edge_points`,
+    within ``search`` px, normal pointing inside) and which of them are strong edges."""
+    centre = q.mean(axis=0)
+    out = []
+    for i in range(4):
+        a, b = q[i], q[(i + 1) % 4]
+        d = (b - a) / max(np.linalg.norm(b - a), 1e-9)
+        nrm = np.array([-d[1], d[0]])
+        if nrm @ (centre - (a + b) / 2) < 0:
+            nrm = -nrm
+        pts, strength = edge_points(gray, a, b, nrm, search, samples)
+        out.append((pts, strength > max(1.0, 0.25 * float(np.median(strength)))))
+    return out
+
+
 def refine_outline(
     image: Image, corners: FloatArray, config: CalibrationConfig | None = None, search_px: float | None = None
 ) -> tuple[FloatArray, tuple[EdgeFit, ...]]:
@@ -299,15 +316,7 @@ def refine_outline(
     for it in range(cfg.refine_iterations):
         lines = []
         fits = []
-        centre = q.mean(axis=0)
-        for i in range(4):
-            a, b = q[i], q[(i + 1) % 4]
-            d = (b - a) / max(np.linalg.norm(b - a), 1e-9)
-            nrm = np.array([-d[1], d[0]])
-            if nrm @ (centre - (a + b) / 2) < 0:
-                nrm = -nrm
-            pts, strength = edge_points(gray, a, b, nrm, search, cfg.edge_samples)
-            strong = strength > max(1.0, 0.25 * float(np.median(strength)))
+        for i, (pts, strong) in enumerate(outline_side_edges(gray, q, search, cfg.edge_samples)):
             keep = strong.copy()
             if keep.sum() < 8:
                 raise BoardNotFound(f"side {i} of the board outline has no clear edge")
@@ -336,16 +345,7 @@ def estimate_k1(image: Image, corners: FloatArray, camera: CameraModel, config: 
     cfg = config or CalibrationConfig()
     gray = smoothed_lab(image)
     q = as_points(corners)
-    centre = q.mean(axis=0)
-    sides = []
-    for i in range(4):
-        a, b = q[i], q[(i + 1) % 4]
-        d = (b - a) / max(np.linalg.norm(b - a), 1e-9)
-        nrm = np.array([-d[1], d[0]])
-        if nrm @ (centre - (a + b) / 2) < 0:
-            nrm = -nrm
-        pts, strength = edge_points(gray, a, b, nrm, cfg.edge_search_px, cfg.edge_samples)
-        sides.append(pts[strength > max(1.0, 0.25 * float(np.median(strength)))])
+    sides = [pts[strong] for pts, strong in outline_side_edges(gray, q, cfg.edge_search_px, cfg.edge_samples)]
 
     def cost(k1: float) -> float:
         cam = camera.with_distortion((k1, 0, 0, 0, 0), "edges")

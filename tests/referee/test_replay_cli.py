@@ -72,3 +72,17 @@ def test_replay_then_resume_and_run_from_a_recording(recording: tuple[Path, Path
     live = _summary(capsys)
     assert live["ended"] == "the video ended" and live["frames"] == 90
     assert live["processed"] + live["dropped"] + live["corrupt"] + live["unread"] == 90
+
+
+@pytest.mark.parametrize("content", ["", "{garbage\n", '{"kind": "observation", "n": 0}\n'])
+def test_resume_from_a_broken_journal_is_one_clear_error(recording: tuple[Path, Path], tmp_path: Path,
+                                                         content: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """--resume with the real reader reads the journal's seat first: an empty, garbled or headless
+    journal is refused in one line naming the file, and the file is left as it was."""
+    video, prof = recording
+    journal = tmp_path / "broken.jsonl"
+    journal.write_text(content)
+    assert cli.main(["replay", str(video), "--profile", str(prof), "--resume", str(journal), "--no-status"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("bgref replay: error:") and str(journal) in err[0]
+    assert journal.read_text() == content

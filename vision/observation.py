@@ -54,11 +54,17 @@ def region_name(point: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class CountReading:
-    """How many checkers of each colour are in one region, and how sure vision is (0..1)."""
+    """How many checkers of each colour are in one region, and how sure vision is (0..1).
+
+    ``alternatives``: other readings vision found likely, as ``(white, black, probability)``, most
+    likely first, never repeating the reported one (empty when the reader gives none).  The referee
+    uses them to weigh legal plays against an unsure reading; they are never shown to the players.
+    """
 
     white: int
     black: int
     confidence: float
+    alternatives: tuple[tuple[int, int, float], ...] = field(default=(), compare=False)
 
     @property
     def total(self) -> int:

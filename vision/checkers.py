@@ -43,6 +43,10 @@ OBJECT = 7
 HAND = 8
 """A hand or arm covers the slot: it is not read."""
 OTHER = HAND
+ALTERNATIVES = 3
+"""At most this many other readings per region in ``CountReading.alternatives``..."""
+ALTERNATIVE_MIN = 1e-3
+"""...each with at least this probability (the decoder's posterior)."""
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 SLOT_MODEL = Path(os.environ.get("BGREF_SLOT_MODEL") or MODEL_DIR / "checker_slot.onnx")
 """The slot model; ``BGREF_SLOT_MODEL`` points at another one (evaluating a candidate before committing it)."""
@@ -238,40 +242,42 @@ def counts_from_slot_probs(
     # a hand is wider than a point: a region beside one with a hand-like slot is not read either
     hand = {r: float(probs64[ix, HAND].max()) for r, ix in groups.items()}
     readings: dict[str, CountReading] = {}
+    handy: set[str] = set()
     pts = [f"p{i}" for i in range(1, 25)]
     if all(r in groups for r in pts) and len({len(groups[r]) for r in pts}) == 1:
         # all 24 points at once (same number of slots each)
         block = probs64[np.stack([groups[r] for r in pts])]
-        for r, (w, b, c) in zip(pts, decode_stacks(block, (Side.WHITE, Side.BLACK), hand_max), strict=True):
+        hyps, post = stack_posteriors(block, (Side.WHITE, Side.BLACK))
+        for i, (w, b, c, h) in enumerate(_decide_stacks(block, hyps, post, hand_max)):
+            r = pts[i]
+            scale = 1.0
             if max(w, b) >= block.shape[1]:
                 # a full row or more: a missed second layer on a slot is the model's typical error
-                c = max(0.0, 1.0 - layer_error_factor * (1.0 - c))
-            readings[r] = CountReading(w, b, c)
+                p = float(post[i].max())
+                c2 = max(0.0, 1.0 - layer_error_factor * (1.0 - p))
+                scale = (1.0 - c2) / (1.0 - p) if p < 1.0 else 1.0
+                c = min(c, c2)
+            readings[r] = CountReading(w, b, c, _alternatives(hyps, post[i], scale))
+            if h:
+                handy.add(r)
     for region, ix in groups.items():
         if region in readings:
             continue
-        w = b = 0
-        conf = 1.0
         if region == "bar":
-            for side in Side:
-                ps = probs64[[i for i in ix if slots[i].side is side]]
-                w2, b2, c2 = decode_stack(ps, len(ps), (side,), hand_max, object_hides=True)
-                if _argmax_doubt(ps, side):
-                    c2 = 0.0  # a checker on the wrong half of the bar, a gap: do not guess
-                w += w2
-                b += b2
-                conf = min(conf, c2)
+            readings[region], h = _read_bar(slots, probs64, ix, hand_max)
         else:
             ps = probs64[ix]
-            w, b, conf = decode_stack(ps, len(ps), (Side.WHITE, Side.BLACK), hand_max)
-            if _argmax_doubt(ps, None):
-                conf = 0.0
-        readings[region] = CountReading(w, b, conf)
+            hyps, post = stack_posteriors(ps[None], (Side.WHITE, Side.BLACK))
+            (w, b, conf, h), = _decide_stacks(ps[None], hyps, post, hand_max)
+            readings[region] = CountReading(w, b, conf, _alternatives(hyps, post[0]))
+        if h:
+            handy.add(region)
     for region, rd in readings.items():
-        conf = rd.confidence
-        if region in covered or any(hand[n] >= hand_max for n in neighbours(region) if n in hand):
-            conf = 0.0
-        readings[region] = CountReading(rd.white, rd.black, round(float(conf), 4))
+        if region in covered or region in handy or any(hand[n] >= hand_max for n in neighbours(region) if n in hand):
+            # a hand (or its edge) may hide anything here: no reading, no alternatives
+            readings[region] = CountReading(rd.white, rd.black, 0.0)
+        else:
+            readings[region] = CountReading(rd.white, rd.black, round(float(rd.confidence), 4), rd.alternatives)
     points = tuple(readings[f"p{i}"] for i in range(1, 25))
     bar = readings["bar"]
     on_w = sum(r.white for r in points) + bar.white
@@ -284,6 +290,32 @@ def counts_from_slot_probs(
     if "tray_b" in covered:
         tb = CountReading(0, tb.black, 0.0)
     return CheckerReadings(points, bar, (tw, tb))
+
+
+def _read_bar(slots: tuple[Slot, ...], probs: npt.NDArray[np.float64], ix: npt.NDArray[np.intp],
+              hand_max: float) -> tuple[CountReading, bool]:
+    """The bar: each side's half decoded on its own (only that side's colour), the joint posterior
+    the product of the two; and whether a slot looks like a hand."""
+    halves = []
+    handy = False
+    conf = 1.0
+    for side in Side:
+        ps = probs[[i for i in ix if slots[i].side is side]]
+        hyps, post = stack_posteriors(ps[None], (side,))
+        j = int(post[0].argmax())
+        c = float(post[0, j])
+        if float(ps[:, HAND].max()) >= hand_max or bool((ps.argmax(axis=1) == HAND).any()):
+            handy = True
+            c = 0.0
+        if _argmax_doubt(ps, side):
+            c = 0.0  # a checker on the wrong half of the bar, a gap: do not guess
+        conf = min(conf, c)
+        order = np.argsort(-post[0])[: ALTERNATIVES + 1]
+        halves.append([(hyps[int(k)][1], float(post[0, k])) for k in order])
+    (nw, _), (nb, _) = halves[0][0], halves[1][0]
+    joint = sorted(((pw * pb, w, b) for w, pw in halves[0] for b, pb in halves[1]), reverse=True)
+    alts = tuple((w, b, round(p, 6)) for p, w, b in joint if (w, b) != (nw, nb) and p >= ALTERNATIVE_MIN)
+    return CountReading(nw, nb, conf, alts[:ALTERNATIVES]), handy
 
 
 def neighbours(region: str) -> tuple[str, ...]:
@@ -308,18 +340,40 @@ def _region_index(slots: tuple[Slot, ...]) -> dict[str, npt.NDArray[np.intp]]:
     return {r: np.asarray(v, np.intp) for r, v in out.items()}
 
 
-def decode_stacks(ps: npt.NDArray[np.float64], colours: tuple[Side, ...],
-                  hand_max: float = 0.3) -> list[tuple[int, int, float]]:
-    """:func:`decode_stack` and the argmax doubt check of ``counts_from_slot_probs`` for many
-    stacks with the same number of slots at once: ``ps`` is (stacks, slots, classes)."""
-    m, k, _ = ps.shape
+def stack_posteriors(ps: npt.NDArray[np.float64], colours: tuple[Side, ...],
+                     object_hides: bool = True, cap: int | None = None) -> tuple[tuple[tuple[Side, int], ...], npt.NDArray[np.float64]]:
+    """The posterior of every stack hypothesis (``stack_hypotheses``, uniform prior) for many stacks
+    with the same number of slots: ``ps`` is (stacks, slots, classes); returns the hypotheses and a
+    (stacks, hypotheses) array whose rows sum to 1.  "object" is no evidence either way
+    (``object_hides``) or counts as empty.  ``cap``: the row capacity (None: the number of slots)."""
+    _, k, _ = ps.shape
     q = np.array(ps[:, :, :OBJECT], np.float64)
-    q += ps[:, :, OBJECT, None]  # a die or the cube may lie on a checker: no evidence either way
-    hyps, cls = stack_hypotheses(k, k, colours)
+    if object_hides:
+        q += ps[:, :, OBJECT, None]  # a die or the cube may lie on a checker: no evidence either way
+    else:
+        q[:, :, 0] += ps[:, :, OBJECT]
+    hyps, cls = stack_hypotheses(k, k if cap is None else cap, colours)
     logq = np.log(np.maximum(q, 1e-12))
     ll = logq[:, np.arange(k)[None, :], cls].sum(axis=2)  # (stacks, hypotheses)
     post = np.exp(ll - ll.max(axis=1, keepdims=True))
     post /= post.sum(axis=1, keepdims=True)
+    return hyps, post
+
+
+def decode_stacks(ps: npt.NDArray[np.float64], colours: tuple[Side, ...],
+                  hand_max: float = 0.3) -> list[tuple[int, int, float]]:
+    """:func:`decode_stack` and the argmax doubt check of ``counts_from_slot_probs`` for many
+    stacks with the same number of slots at once: ``ps`` is (stacks, slots, classes)."""
+    hyps, post = stack_posteriors(ps, colours)
+    return [(w, b, c) for w, b, c, _ in _decide_stacks(ps, hyps, post, hand_max)]
+
+
+def _decide_stacks(ps: npt.NDArray[np.float64], hyps: tuple[tuple[Side, int], ...], post: npt.NDArray[np.float64],
+                   hand_max: float) -> list[tuple[int, int, float, bool]]:
+    """(white, black, confidence, hand-like) per stack: the most likely hypothesis, its posterior as
+    the confidence, 0 when a slot looks like a hand or the slots' own best classes mix colours or
+    leave a gap."""
+    m = len(post)
     best = post.argmax(axis=1)
     conf = post[np.arange(m), best]
     am = ps.argmax(axis=2)
@@ -334,8 +388,23 @@ def decode_stacks(ps: npt.NDArray[np.float64], colours: tuple[Side, ...],
     for i in range(m):
         colour, n = hyps[int(best[i])]
         c = 0.0 if doubt[i] else float(conf[i])
-        out.append((n, 0, c) if colour is Side.WHITE else (0, n, c))
+        out.append((n, 0, c, bool(handy[i])) if colour is Side.WHITE else (0, n, c, bool(handy[i])))
     return out
+
+
+def _alternatives(hyps: tuple[tuple[Side, int], ...], post: npt.NDArray[np.float64], scale: float = 1.0,
+                  ) -> tuple[tuple[int, int, float], ...]:
+    """The likeliest hypotheses after the best one, as ``(white, black, probability)``: at most
+    ``ALTERNATIVES`` of them, each at least ``ALTERNATIVE_MIN`` (after multiplying by ``scale``)."""
+    order = np.argsort(-post)[1 : ALTERNATIVES + 1]
+    out = []
+    for j in order:
+        p = float(post[j]) * scale
+        if p < ALTERNATIVE_MIN:
+            break
+        colour, n = hyps[int(j)]
+        out.append((n, 0, round(p, 6)) if colour is Side.WHITE else (0, n, round(p, 6)))
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=64)
@@ -372,18 +441,10 @@ def decode_stack(ps: npt.NDArray[np.float64], cap: int, colours: tuple[Side, ...
     """
     if len(ps) == 0:
         return 0, 0, 0.0
-    q = np.array(ps[:, :OBJECT], np.float64)
-    if object_hides:
-        q += ps[:, OBJECT, None]
-    else:
-        q[:, 0] += ps[:, OBJECT]
-    hyps, cls = stack_hypotheses(len(ps), cap, colours)
-    ll = np.log(np.maximum(q[np.arange(len(q))[None, :], cls], 1e-12)).sum(axis=1)
-    post = np.exp(ll - ll.max())
-    post /= post.sum()
-    i = int(post.argmax())
+    hyps, post = stack_posteriors(ps[None], colours, object_hides, cap)
+    i = int(post[0].argmax())
     colour, n = hyps[i]
-    conf = float(post[i])
+    conf = float(post[0, i])
     if float(ps[:, HAND].max()) >= hand_max or bool((ps.argmax(axis=1) == HAND).any()):
         conf = 0.0
     return (n, 0, conf) if colour is Side.WHITE else (0, n, conf)

@@ -269,3 +269,50 @@ def test_hand_mask_is_recomputed_from_the_scene(tmp_path: Path, monkeypatch: pyt
     assert int((y == HAND).sum()) == 30 and 0 < int((y2 == HAND).sum()) < 30
     assert 0 < int((y2 == IGNORE).sum()) < 15
     assert ((y2 == HAND) | (y2 == y) | (y == HAND) | (y2 == IGNORE)).all()
+
+
+def test_alternatives_are_the_decoders_other_hypotheses() -> None:
+    """An unsure stack lists the other likely counts with their posterior probabilities (summing with
+    the reported one to at most 1); a sure one lists none; a hand-covered one lists none."""
+    from vision.checkers import ALTERNATIVE_MIN
+
+    labels = slot_labels(LAYOUT, SLOTS, [(3, 0)] + [(0, 0)] * 23, (0, 0))
+    probs = _onehot(labels, 0.999)
+    third = next(i for i, s in enumerate(SLOTS) if s.region == "p1" and s.index == 2)
+    probs[third] = 0.0
+    probs[third, 1] = 0.6  # white1: 3 checkers
+    probs[third, 0] = 0.4  # empty: 2 checkers
+    r = counts_from_slot_probs(SLOTS, probs).points[0]
+    assert (r.white, r.black) == (3, 0) and 0.55 < r.confidence < 0.65
+    assert r.alternatives[0][:2] == (2, 0) and abs(r.alternatives[0][2] - 0.4) < 0.02
+    assert all(p >= ALTERNATIVE_MIN for _, _, p in r.alternatives)
+    assert (r.white, r.black) not in [a[:2] for a in r.alternatives]
+    assert r.confidence + sum(p for _, _, p in r.alternatives) <= 1.0 + 1e-6
+    sure = counts_from_slot_probs(SLOTS, probs).points[5]
+    assert sure.confidence > 0.99 and sure.alternatives == ()
+    assert counts_from_slot_probs(SLOTS, probs, frozenset({"p1"})).points[0].alternatives == ()
+
+
+def test_bar_alternatives_are_joint_over_both_halves() -> None:
+    labels = slot_labels(LAYOUT, SLOTS, [(0, 0)] * 24, (1, 0))
+    probs = _onehot(labels, 0.999)
+    w0 = next(i for i, s in enumerate(SLOTS) if s.region == "bar" and s.side is Side.WHITE and s.index == 0)
+    probs[w0] = 0.0
+    probs[w0, 1] = 0.7
+    probs[w0, 0] = 0.3
+    bar = counts_from_slot_probs(SLOTS, probs).bar
+    assert (bar.white, bar.black) == (1, 0) and 0.65 < bar.confidence < 0.75
+    assert bar.alternatives[0][:2] == (0, 0) and abs(bar.alternatives[0][2] - 0.3) < 0.02
+
+
+def test_full_row_alternatives_carry_the_layer_error_weight() -> None:
+    """A full row's error weight moves probability from the reading to its alternatives."""
+    labels = slot_labels(LAYOUT, SLOTS, [(5, 0)] + [(0, 0)] * 23, (0, 0))
+    probs = _onehot(labels, 0.9999)
+    k1 = next(i for i, s in enumerate(SLOTS) if s.region == "p1" and s.index == 0)
+    probs[k1, 2] = 0.002  # a hint of a second layer on slot 0: six checkers
+    strict = counts_from_slot_probs(SLOTS, probs, layer_error_factor=10.0).points[0]
+    assert (strict.white, strict.black) == (5, 0)
+    assert strict.alternatives and strict.alternatives[0][:2] == (6, 0)
+    total = strict.confidence + sum(p for _, _, p in strict.alternatives)
+    assert 0.99 < total <= 1.0 + 1e-6

@@ -225,7 +225,7 @@ class CheckerReadings:
 
 def counts_from_slot_probs(
     slots: tuple[Slot, ...], probs: npt.NDArray[np.float32], covered: frozenset[str] = frozenset(),
-    hand_max: float = 0.3, layer_error_factor: float = 1.0,
+    hand_max: float = 0.3, layer_error_factor: float = 1.0, neighbour_hand_max: float | None = None,
 ) -> CheckerReadings:
     """Turn per-slot class probabilities into counts with confidences, one stack at a time.
 
@@ -234,9 +234,13 @@ def counts_from_slot_probs(
     slot's most likely class is "hand" or any slot gives "hand" at least ``hand_max``, when the
     slots' own best classes mix colours or leave a gap in the stack (the stack model cannot explain
     them), or when the region is covered - or a neighbouring region (``neighbours``) has a slot
-    giving "hand" at least ``hand_max``: a hand covers more than one point, and the slots at the
-    edge of a hand can look like plain checkers.
+    giving "hand" at least ``neighbour_hand_max`` (None: ``hand_max``): a hand covers more than one
+    point, and the slots at the edge of a hand can look like plain checkers.
+
+    Each reading's ``alternatives`` are the decoder's next likeliest hypotheses (posterior, with the
+    full-row error weight moved onto them); none for a region a hand may hide.
     """
+    nb_max = hand_max if neighbour_hand_max is None else neighbour_hand_max
     groups = _region_index(slots)
     probs64 = np.asarray(probs, np.float64)
     # a hand is wider than a point: a region beside one with a hand-like slot is not read either
@@ -273,7 +277,7 @@ def counts_from_slot_probs(
         if h:
             handy.add(region)
     for region, rd in readings.items():
-        if region in covered or region in handy or any(hand[n] >= hand_max for n in neighbours(region) if n in hand):
+        if region in covered or region in handy or any(hand[n] >= nb_max for n in neighbours(region) if n in hand):
             # a hand (or its edge) may hide anything here: no reading, no alternatives
             readings[region] = CountReading(rd.white, rd.black, 0.0)
         else:

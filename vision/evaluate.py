@@ -228,23 +228,61 @@ def evaluate_rendered(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
     }
 
 
+def unsure_cause(region: str, probs: Any, slots: Any, hand_max: float) -> str:
+    """Why a region's reading is not confident: "hand" (one of its slots looks like a hand),
+    "neighbour_hand" (a slot of a neighbouring region does), "contradiction" (its slots' best classes
+    mix colours or leave a gap), else "posterior" (the decoder's posterior is below the threshold,
+    full-row error weight included)."""
+    from vision.checkers import HAND, _argmax_doubt, _region_index, neighbours
+
+    groups = _region_index(slots)
+    ps = probs[groups[region]]
+    if float(ps[:, HAND].max()) >= hand_max or bool((ps.argmax(axis=1) == HAND).any()):
+        return "hand"
+    if any(float(probs[groups[n], HAND].max()) >= hand_max for n in neighbours(region) if n in groups):
+        return "neighbour_hand"
+    if region == "bar":
+        if any(_argmax_doubt(probs[[i for i in groups[region] if slots[i].side is sd]], sd)
+               for sd in {slots[i].side for i in groups[region]}):
+            return "contradiction"
+    elif _argmax_doubt(ps, None):
+        return "contradiction"
+    return "posterior"
+
+
+def _stack_kind(w: int, b: int) -> str:
+    n = max(w, b)
+    return "empty" if n == 0 else "1-4" if n <= 4 else "5" if n == 5 else "6+"
+
+
 def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[str, Any]:
     """The checker stage alone (slot patches, model, joint decoding) on held-out rendered frames:
     what ``evaluate_rendered`` reports for the board, without running the dice and cube stages.
-    Also the checker stage's CPU time per frame."""
+
+    Also the diagnosis: what the ARGMAX reading (ignoring confidence) gets right per region and per
+    whole board, by colour scheme and by region kind (bar / points by true stack height); why the
+    unsure regions are unsure (:func:`unsure_cause`); how often the truth is the reading or one of
+    its ``alternatives`` (and their mean probability of the truth); the checker stage's CPU time."""
     import statistics
+    from collections import Counter
 
     from vision.checkers import SlotClassifier, SlotSampler, counts_from_slot_probs
     from vision.training.rendered import EVAL_SEEDS, profile_for, rendered
 
     clf = SlotClassifier()
     sweep = (0.9, 0.95, 0.98, 0.99, 0.995, 0.999)
+    th = cfg.count_min_confidence
     region_conf: list[tuple[float, bool]] = []
     board_conf: list[tuple[float, bool]] = []
     covered_conf: list[float] = []
     errors: list[str] = []
+    argmax_errors: list[str] = []
     cpu_ms: list[float] = []
-    by_scheme: dict[str, list[int]] = {}
+    by_scheme: dict[str, Counter[str]] = {}
+    by_kind: dict[str, Counter[str]] = {}
+    causes: Counter[str] = Counter()
+    truth_prob: list[float] = []
+    in_alternatives = not_in = 0
     seeds = list(EVAL_SEEDS)[first : first + frames]
     for seed in seeds:
         r = rendered(seed)
@@ -258,28 +296,45 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
         cpu_ms.append((time.process_time() - t0) * 1000)
         c = t["counts"]
         cov = set(t["hands"]["covered"])
+        scheme = str(t["board"].get("scheme", "?"))
+        sch = by_scheme.setdefault(scheme, Counter())
         exact = True
         for i, g in enumerate((*rd.points, rd.bar)):
             name = "bar" if i == 24 else f"p{i + 1}"
             want = tuple(c["bar"]) if i == 24 else tuple(c["points"][i])
             if name in cov:
                 covered_conf.append(g.confidence)
-                if g.confidence >= cfg.count_min_confidence:
+                if g.confidence >= th:
                     errors.append(f"{seed}: covered {name} read with confidence {g.confidence}")
                 continue
             ok = (g.white, g.black) == want
             exact = exact and ok
             region_conf.append((g.confidence, ok))
-            if not ok and g.confidence >= cfg.count_min_confidence:
-                errors.append(f"{seed}: {name} read {g.white}W {g.black}B at {g.confidence}, truth {want}")
+            kind = by_kind.setdefault("bar" if i == 24 else f"point_{_stack_kind(*want)}", Counter())
+            for tally in (sch, kind):
+                tally["regions"] += 1
+                tally["argmax_right"] += ok
+                tally["confident_right"] += ok and g.confidence >= th
+                tally["confident_wrong"] += (not ok) and g.confidence >= th
+            if not ok:
+                argmax_errors.append(f"{seed} {scheme} {name}: {g.white}W {g.black}B, truth {want} ({g.confidence})")
+                if g.confidence >= th:
+                    errors.append(f"{seed}: {name} read {g.white}W {g.black}B at {g.confidence}, truth {want}")
+            if g.confidence < th:
+                causes[unsure_cause(name, probs, sampler.slots, cfg.slot_hand_max)] += 1
+            if g.confidence > 0:
+                alts = {(w, b): p for w, b, p in g.alternatives}
+                truth_prob.append(g.confidence if ok else alts.get(want, 0.0))
+                if not ok:
+                    in_alternatives += want in alts
+                    not_in += want not in alts
         if not cov:
             exact = exact and rd.trays[0].white == c["tray_w"] and rd.trays[1].black == c["tray_b"]
             weakest = min(x.confidence for x in (*rd.points, rd.bar, *rd.trays))
             board_conf.append((weakest, exact))
-            sch = by_scheme.setdefault(str(t["board"].get("scheme", "?")), [0, 0])
-            sch[0] += 1
-            sch[1] += weakest >= cfg.count_min_confidence and exact
-    th = cfg.count_min_confidence
+            sch["boards"] += 1
+            sch["argmax_exact_boards"] += exact
+            sch["exact_and_confident"] += weakest >= th and exact
     n_clear = len(board_conf)
     exact_n = sum(c >= th and ok for c, ok in board_conf)
     return {
@@ -287,14 +342,22 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
         "temperature": clf.temperature if cfg.slot_temperature is None else cfg.slot_temperature,
         "board": {"frames_without_hands": n_clear, "exact_and_confident": exact_n,
                   "confident_but_wrong": sum(c >= th and not ok for c, ok in board_conf),
-                  "unsure": sum(c < th for c, _ in board_conf), "exact_rate": _rate(exact_n, n_clear)},
+                  "unsure": sum(c < th for c, _ in board_conf), "exact_rate": _rate(exact_n, n_clear),
+                  "argmax_exact": sum(ok for _, ok in board_conf)},
         "regions": {"confident_right": sum(c >= th and ok for c, ok in region_conf),
                     "confident_wrong": sum(c >= th and not ok for c, ok in region_conf),
                     "unsure": sum(c < th for c, _ in region_conf),
-                    "right_any_confidence": sum(ok for _, ok in region_conf)},
+                    "right_any_confidence": sum(ok for _, ok in region_conf),
+                    "argmax_wrong": sum(not ok for _, ok in region_conf)},
+        "unsure_causes": dict(causes.most_common()),
+        "alternatives": {"read_regions_wrong_truth_in_alternatives": in_alternatives,
+                         "read_regions_wrong_truth_missing": not_in,
+                         "mean_probability_of_truth": round(statistics.fmean(truth_prob), 5) if truth_prob else None},
         "hands": {"covered_regions": len(covered_conf),
                   "covered_regions_read_confidently": sum(c >= th for c in covered_conf)},
-        "exact_boards_by_scheme": {k: f"{v[1]}/{v[0]}" for k, v in sorted(by_scheme.items())},
+        "by_scheme": {k: dict(v) for k, v in sorted(by_scheme.items())},
+        "by_region_kind": {k: dict(v) for k, v in sorted(by_kind.items())},
+        "exact_boards_by_scheme": {k: f"{v['exact_and_confident']}/{v['boards']}" for k, v in sorted(by_scheme.items())},
         "thresholds": {
             str(x): {"regions_confident_right": sum(c >= x and ok for c, ok in region_conf),
                      "regions_confident_wrong": sum(c >= x and not ok for c, ok in region_conf),
@@ -304,6 +367,7 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
             for x in sweep},
         "checker_stage_cpu_ms_median_1280x720": round(statistics.median(cpu_ms), 3) if cpu_ms else None,
         "errors": errors[:40],
+        "argmax_errors": argmax_errors[:60],
     }
 
 

@@ -123,6 +123,13 @@ def test_a_hand_beside_a_point_blocks_the_point_too() -> None:
     r = counts_from_slot_probs(SLOTS, probs)
     assert r.points[3].confidence == 0.0  # the hand itself
     assert r.points[2].confidence == 0.0 and r.points[4].confidence == 0.0  # its neighbours
+    # a faint hand-like slot next door blocks the neighbours only above neighbour_hand_max
+    probs[p4[0]] = _onehot([0])[0]
+    probs[p4[0], HAND] = 0.4
+    probs[p4[0], 0] = 0.59
+    lax = counts_from_slot_probs(SLOTS, probs, hand_max=0.3, neighbour_hand_max=0.5)
+    assert lax.points[3].confidence == 0.0 and lax.points[2].confidence > 0.9
+    assert counts_from_slot_probs(SLOTS, probs, hand_max=0.3).points[2].confidence == 0.0
     assert r.points[5].confidence > 0.9 and r.points[20].confidence > 0.9  # farther away / across
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -241,7 +241,17 @@ class GameScore:
         return out
 
 
-def score_game(seed: int, director: GameDirector, judged: list[tuple[int, Judged, float]],
+class Staged(Protocol):
+    """What the scoring reads of a game as it was played (a :class:`GameDirector`, or a recording)."""
+
+    turn_no: int
+    seq: int
+    record: list[PlayedMove]
+    winner: Side | None
+    seeded: list[Seeded]
+
+
+def score_game(seed: int, director: Staged, judged: list[tuple[int, Judged, float]],
                still_seqs: list[int], session: Session) -> GameScore:
     """Match the verdicts (with the seq of the observation behind each) against the seeded infractions."""
     import bisect

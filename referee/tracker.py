@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
+from referee.judge import JudgementKind, LikelihoodConfig, judge_play, judge_throw
 from rules.dice import Dice
 from rules.laws.events import (
     CubeBeavered,
@@ -87,6 +88,9 @@ class TrackerConfig:
     setup_min_sure: int = 12  # an unsure set-up needs this many of the 24 points read with confidence
     infer_missed_dice: bool = False  # a throw with a die missed or a face unread: infer the roll from the play
     cube_confidence: float = 0.0  # a cube whose place is read less sure than this is taken as unread
+    # Judge plays by likelihood over the legal plays and the named illegal ones (referee.judge); None:
+    # the single-reading rules (a confident reading as it is, an unsure one to the nearest legal play)
+    judge: LikelihoodConfig | None = None
 
     @classmethod
     def for_real_vision(cls, white_seat: str, count_confidence: float = 0.99, **kw: Any) -> TrackerConfig:
@@ -96,6 +100,7 @@ class TrackerConfig:
         # the reader's gate already waits for a still scene before it reads: one reading is settled
         kw.setdefault("settle_frames", 1)
         kw.setdefault("cube_confidence", 0.9)
+        kw.setdefault("judge", LikelihoodConfig())
         return cls.for_seating(white_seat, count_confidence=count_confidence, lift_needs_all=True,
                                same_die_by_place=True, infer_missed_dice=True, unknown_cocked_is_flat=True, **kw)
 
@@ -142,6 +147,7 @@ class Scene:
     sure: bool
     dice: tuple[SeenDie, ...]
     cube: tuple[int | None, str] | None
+    readings: tuple[CountReading, ...] = field(default=(), compare=False)  # the 27 regions as read
 
     def key(self) -> tuple[Any, ...]:
         dice = tuple(sorted((-1 if d.face is None else d.face, d.flat, d.area, d.on_die, round(d.x / 5), round(d.y / 5))
@@ -165,6 +171,8 @@ class TrackerState:
     guess: bool = False  # the mover's throw was not read fully (``dice`` 0 = unread): inferred from the play
     early_guess: bool = False  # the early dice lying there were not put on record (faces unread)
     start_sure: bool = True  # the board the play started from was read whole, as the laws have it
+    known: bool = True  # the board the laws have (``sent``) was judged sure (likelihood judge)
+    fix: tuple[Board, tuple[int, int], str] | None = None  # an illegal play called: (start, dice, mover) to correct
     cube_law: tuple[int, str] = (64, "middle")  # the cube as the laws have it (face shown, where)
     opening: tuple[tuple[str, int, float, float], ...] = ()  # (side letter, face, x, y) of opening dice
     cube_face: int | None = 64
@@ -193,6 +201,8 @@ class TrackerState:
             "guess": self.guess,
             "early_guess": self.early_guess,
             "start_sure": self.start_sure,
+            "known": self.known,
+            "fix": None if self.fix is None else [_board_json(self.fix[0]), list(self.fix[1]), self.fix[2]],
             "cube_law": list(self.cube_law),
             "opening": [list(o) for o in self.opening],
             "cube_face": self.cube_face,
@@ -224,6 +234,8 @@ class TrackerState:
                 guess=bool(d.get("guess", False)),
                 early_guess=bool(d.get("early_guess", False)),
                 start_sure=bool(d.get("start_sure", True)),
+                known=bool(d.get("known", True)),
+                fix=_fix_from(d.get("fix")),
                 cube_law=(int(d.get("cube_law", (64, "middle"))[0]), str(d.get("cube_law", (64, "middle"))[1])),
                 opening=tuple((str(s), int(f), float(x), float(y)) for s, f, x, y in d["opening"]),
                 cube_face=d["cube_face"],
@@ -249,6 +261,14 @@ def _tuplify(v: Any) -> Any:
     if isinstance(v, list):
         return tuple(_tuplify(x) for x in v)
     return v
+
+
+def _fix_from(v: Any) -> tuple[Board, tuple[int, int], str] | None:
+    if v is None:
+        return None
+    b = _board_from(v[0])
+    assert b is not None
+    return b, (int(v[1][0]), int(v[1][1])), str(v[2])
 
 
 def _side(letter: str) -> Side:
@@ -382,7 +402,7 @@ def scene_of(obs: BoardObservation, cfg: TrackerConfig) -> Scene:
     cube = None if obs.cube is None else (obs.cube.face, obs.cube.position.value)
     if cube is not None and obs.cube is not None and obs.cube.position_confidence < cfg.cube_confidence:
         cube = (None, cube[1])  # where it sits is unsure: nothing is judged on it
-    return Scene(board, conf, sure, dice, cube)
+    return Scene(board, conf, sure, dice, cube, tuple(regions))
 
 
 def _seen_die(d: DieReading, cfg: TrackerConfig) -> SeenDie:
@@ -522,7 +542,8 @@ class Tracker:
                                note="unsure reading taken as the starting array: please check these points"))
         else:
             out.append(Emitted(GameSetUp(pos, t=t), seq, points))
-        self.state = replace(s, phase=Phase.OPENING, turn=None, start=sc.board, sent=sc.board, dice=None,
+        self.state = replace(s, phase=Phase.OPENING, turn=None, start=sc.board, sent=sc.board, dice=None, known=True,
+                             fix=None,
                              dice_xy=(), other_xy=(), opening=(), offer=None, game=s.game + 1, move=0, guess=False)
         return out
 
@@ -648,7 +669,8 @@ class Tracker:
         out.append(Emitted(PositionObserved(play.after, t=t), seq, doubtful, unsure=True, note=note))
         out.append(Emitted(DiceLifted(opener, t=t), seq))
         self.state = replace(s, phase=Phase.TO_THROW, turn=opener.opponent, dice=None, dice_xy=(), opening=(),
-                             start=start, sent=board_of(play.after), move=1, stale_xy=(), guess=False)
+                             start=start, sent=board_of(play.after), move=1, stale_xy=(), guess=False,
+                             known=False)
         return out
 
     # ------------------------------------------------------------------ the cube
@@ -718,6 +740,9 @@ class Tracker:
                     fresh = [d for d in fresh if d not in late]
             if cfg.infer_missed_dice:  # an early throw lands in the thrower's own right-hand table
                 fresh = [d for d in fresh if self._owner_by_place(d) is not turn]
+            if s.guess and s.dice is not None and len(s.dice_xy) == 2 and 0 in s.dice:
+                # a face unread when the dice landed, read now (the same die, where it lay)
+                self.state = s = replace(s, dice=self._faces_now(s.dice, s.dice_xy, mover_dice))
             if not s.guess:  # a guessed throw goes to the laws with its play, at the end
                 out += self._checkers(sc, seq, t)
             lifted = len(mover_dice) < len(s.dice_xy)  # a turn ends when either die is lifted
@@ -728,6 +753,8 @@ class Tracker:
             if len(fresh) >= 2 and not lifted:  # the opponent threw before this play was complete
                 if s.guess:  # the mover's throw goes on record first (inferred from the board as it stands)
                     out += self._inferred_play(sc, seq, t)
+                    if self.state.dice is None:  # taken back unplayed: these dice are his throw again
+                        return out + self._in_game(sc, seq, t)
                     self.state = replace(self.state, guess=False)
                 if cfg.infer_missed_dice and not all(d.face_sure for d in fresh[:2]):
                     # faces unread: the early throw cannot be put on record; the players check, and
@@ -772,6 +799,14 @@ class Tracker:
             still_there = tuple((d.x, d.y) for d in sc.dice if _near(d, s.stale_xy, cfg.same_die_mm))
             if still_there != s.stale_xy:
                 self.state = s = replace(s, stale_xy=still_there)
+        if cfg.judge is not None and s.fix is not None:
+            # an illegal play was called: the board changing now is its correction, judged against the
+            # legal plays of that throw; the next throw ends the time for a correction
+            out += self._correction(sc, seq, t)
+            s = self.state
+            if s.fix is not None and not fresh:
+                return out
+            self.state = s = replace(s, fix=None)
         if cfg.infer_missed_dice and s.sent is not None and not sc.dice and self._confident_change(s.sent, sc):
             # checkers moved and no die in sight: a throw missed altogether (real vision misses dice);
             # its play is inferred when the next throw lands.  Never "moved without a throw" on that.
@@ -795,8 +830,13 @@ class Tracker:
             throw = self._throw_event(turn, thrown, seq, t)
             if all((cfg.infer_missed_dice and not d.sure)
                    or (d.flat and self._rest(d, turn) is Rest.RIGHT_TABLE and not d.on_die) for d in thrown):
-                out += throw
-                self._start_play(thrown, sc, seq)
+                if cfg.judge is not None:
+                    # the throw goes to the laws with its play, when the dice are lifted: a throw taken
+                    # back unplayed (a void throw the camera could not tell) then never reaches them
+                    self._start_play(thrown, sc, seq, guess=True)
+                else:
+                    out += throw
+                    self._start_play(thrown, sc, seq)
             else:
                 if cfg.infer_missed_dice and s.sent is not None and self._confident_change(s.sent, sc):
                     # checkers stand where no play on record put them: a turn may have been missed,
@@ -823,6 +863,18 @@ class Tracker:
         return any(math.hypot(d.x - x, d.y - y) <= self.config.same_die_mm and (not f or d.face in (f, None))
                    for (x, y), f in zip(s.dice_xy, faces, strict=True))
 
+    def _faces_now(self, faces: tuple[int, int], places: tuple[tuple[float, float], ...],
+                   seen: Sequence[SeenDie]) -> tuple[int, int]:
+        """``faces`` with the unread ones (0) filled from dice read now at their places."""
+        out = list(faces)
+        for k, (x, y) in enumerate(places):
+            if out[k]:
+                continue
+            near = [d for d in seen if d.face_sure and d.face and math.hypot(d.x - x, d.y - y) <= self.config.same_die_mm]
+            if near:
+                out[k] = int(near[0].face or 0)
+        return out[0], out[1]
+
     def _confident_change(self, board: Board, sc: Scene) -> bool:
         """A region read with confidence differs from ``board``."""
         cc = self.config.count_confidence
@@ -840,6 +892,9 @@ class Tracker:
         if start is None:
             start = sc.board if sc.sure or s.sent is None else s.sent
         start_sure = not guess and sc.sure and (s.sent is None or sc.board == s.sent)
+        if self.config.judge is not None and s.sent is not None:
+            # the likelihood judge plays from the board the laws have, known for sure or not
+            start_sure = not guess and s.known and s.fix is None and (not sc.sure or sc.board == s.sent)
         self.state = replace(s, phase=Phase.PLAYING, dice=(faces[0], faces[1]),
                              dice_xy=tuple((d.x, d.y) for d in dice), other_xy=(), stale_xy=(), early=False,
                              start=start, move=s.move + 1, guess=guess, start_sure=start_sure)
@@ -880,8 +935,25 @@ class Tracker:
         out: list[Emitted] = []
         final = s.board if s.board is not None else sc.board
         conf_board = sc.board
-        if s.guess and s.start is not None:
+        if (s.guess and self.config.judge is not None and s.start is not None and len(s.dice_xy) == 2
+                and 0 not in s.dice):
+            # both faces read (when they landed or while the play went on): the throw and its play
+            a, b = s.dice
+            self.state = replace(s, guess=False)
+            judged = self._judged_play(sc, seq, t)
+            if self.state.dice is None:  # taken back unplayed: the same player throws again
+                return out
+            out.append(Emitted(DiceThrown(turn, (DieThrow(a), DieThrow(b)), t=t), seq,
+                               note="where the dice rest taken as valid"))
+            out += judged
+            final = self.state.sent or final
+        elif s.guess and s.start is not None:
             out += self._inferred_play(sc, seq, t)
+            if self.state.dice is None:  # taken back unplayed (referee.judge.judge_throw): the same player throws
+                return out
+            final = self.state.sent or final
+        elif self.config.judge is not None and s.start is not None:
+            out += self._judged_play(sc, seq, t)
             final = self.state.sent or final
         elif not sc.sure and s.start is not None:
             rec = reconcile(position_of(s.start, s.turn), s.dice, conf_board, _confidences(sc),
@@ -906,8 +978,8 @@ class Tracker:
                 final = s.sent or final
         s = self.state
         doubt = False
-        if (self.config.infer_missed_dice and sc.sure and not s.guess and not s.start_sure and s.start is not None
-                and s.dice is not None):
+        if (self.config.infer_missed_dice and self.config.judge is None and sc.sure and not s.guess
+                and not s.start_sure and s.start is not None and s.dice is not None):
             # read whole now, but the board the play started from was not: a play that looks illegal
             # may be a misread start; the laws judge it, the players are asked, nobody is accused
             doubt = reconcile(position_of(s.start, turn), s.dice, sc.board, sc.confidences,
@@ -935,6 +1007,8 @@ class Tracker:
         s = self.state
         assert s.turn is not None and s.dice is not None and s.start is not None
         before = position_of(s.start, s.turn)
+        if self.config.judge is not None:
+            return self._judged_throw(sc, seq, t)
         rolled, rec = infer_throw(before, s.dice, sc.board, sc.confidences, min_confidence=self.config.count_confidence)
         a, b = rolled
         pos = rec.play.after if rec.play is not None else before
@@ -947,6 +1021,70 @@ class Tracker:
             Emitted(PositionObserved(pos, t=t), seq, rec.doubtful, unsure=True,
                     note="the likeliest legal play of the inferred throw" if fits else
                     "no legal play fits what was read: the nearest one is taken; please check the position"),
+        ]
+
+
+    def _judged_play(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        """The play judged by likelihood (referee.judge): sure, illegal (called), or unsure (asked)."""
+        s = self.state
+        assert s.turn is not None and s.dice is not None and s.start is not None
+        cfg = self.config
+        assert cfg.judge is not None
+        before = position_of(s.start, s.turn)
+        allow = s.known and s.fix is None and not s.guess and s.dice[0] > 0 and s.dice[1] > 0
+        j = judge_play(before, s.dice, [sc.readings], cfg.judge, allow_illegal=allow)
+        if j.unplayed:
+            self.state = replace(s, dice=None, dice_xy=(), guess=False, phase=Phase.TO_THROW, move=s.move - 1)
+            return []
+        if j.kind is JudgementKind.ILLEGAL:
+            self.state = replace(s, sent=j.board, known=True, fix=(s.start, s.dice, s.turn.letter))
+            return [Emitted(PositionObserved(position_of(j.board, s.turn.opponent), t=t), seq,
+                            _changed_points(s.start, j.board),
+                            note=f"only an illegal play ({j.label}) explains the board (p={j.posterior:.4f})")]
+        assert j.play is not None
+        sure = j.kind is JudgementKind.LEGAL
+        self.state = replace(s, sent=j.board, known=sure and j.fits)
+        return [Emitted(PositionObserved(j.play.after, t=t), seq, j.doubtful, unsure=not sure,
+                        note="" if sure else f"unsure reading resolved to the likeliest legal play (p={j.posterior:.3f})")]
+
+    def _correction(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        """After an illegal play was called: has the board been corrected to a legal play of that throw?"""
+        s = self.state
+        assert s.fix is not None and self.config.judge is not None
+        start, dice, mover = s.fix
+        if sc.board == s.sent or not any(seen != want for seen, want in zip(sc.board, s.sent or sc.board,
+                                                                              strict=True)):
+            return []
+        j = judge_play(position_of(start, _side(mover)), dice, [sc.readings], self.config.judge, allow_illegal=False)
+        if j.play is None or j.board == s.sent:
+            return []
+        sure = j.kind is JudgementKind.LEGAL
+        if not sure and (j.legal_mass < 0.5 or not self._confident_change(s.sent or sc.board, sc)):
+            return []  # not clearly corrected (yet)
+        self.state = replace(s, sent=j.board, fix=None, known=sure and j.fits)
+        return [Emitted(PositionObserved(j.play.after.with_turn(_side(mover).opponent), t=t), seq, j.doubtful,
+                        unsure=not sure, note="the illegal play corrected" + ("" if sure else ": please check"))]
+
+    def _judged_throw(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        """A throw not read fully: the (roll, play) pair likeliest by the board (referee.judge.judge_throw)."""
+        s = self.state
+        assert s.turn is not None and s.dice is not None and s.start is not None and self.config.judge is not None
+        before = position_of(s.start, s.turn)
+        (a, b), j = judge_throw(before, s.dice, [sc.readings], self.config.judge)
+        if j.unplayed:
+            # nothing was played and no roll explains that: the dice were taken back (a void throw the
+            # camera could not tell); the throw never went to the laws, and the same player throws again
+            self.state = replace(s, dice=None, dice_xy=(), guess=False, phase=Phase.TO_THROW, move=s.move - 1)
+            return []
+        sure = j.kind is JudgementKind.LEGAL
+        pos = j.play.after if j.play is not None else before
+        self.state = replace(s, sent=board_of(pos), dice=(a, b), known=sure and j.fits)
+        seen = "+".join(str(f) if f else "?" for f in s.dice)
+        return [
+            Emitted(DiceThrown(s.turn, (DieThrow(a), DieThrow(b)), t=t), seq, unsure=not sure,
+                    note=f"dice read {seen}: the throw {a}{b} inferred from the play (p={j.posterior:.3f})"),
+            Emitted(PositionObserved(pos, t=t), seq, j.doubtful, unsure=not sure,
+                    note="" if sure else "the likeliest legal play of the inferred throw: please check"),
         ]
 
 

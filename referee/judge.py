@@ -1,0 +1,407 @@
+"""Judging a play by likelihood: which board, of all the ones the laws name, best explains what was read.
+
+Real vision reads each region (a point, the bar, a tray) as a count with a confidence, and sometimes
+other likely counts (``CountReading.alternatives``).  One reading of one region says little; the
+whole board says a lot, because only a few boards can follow a throw.  :func:`judge_play` scores
+every candidate board after a throw against every look at the still scene:
+
+* every legal play of the throw (the boards the laws accept);
+* the illegal plays the laws name (:func:`illegal_boards`): a die left unplayed (a prefix of a legal
+  play: an incomplete play), a wrong distance, a blocked point jumped, a checker moved while one is
+  on the bar, a checker borne off too early, the opponent's checker moved, a hit checker put off the
+  board instead of on the bar.
+
+Each region's reading gives a probability to each count it might be (:func:`region_logp`); a
+candidate's log-likelihood is the sum over regions and looks (looks are not independent -- the same
+board under the same light -- so each look beyond the first counts ``LikelihoodConfig.look_weight``).
+The posterior over candidates (legal plays weighted 1, each illegal board ``illegal_prior``) decides:
+
+* ``LEGAL`` -- one legal play holds at least ``legal_margin`` of the posterior: it is the play, sure;
+* ``ILLEGAL`` -- the legal plays together hold less than ``illegal_max_legal``, one illegal board
+  holds at least ``illegal_margin``, and that board disagrees with no region read at
+  ``fit_confidence`` or more: the play is illegal (the laws name it);
+* ``UNSURE`` -- anything else: the likeliest legal play, the players asked to check.
+
+A wrong accusation is the worst outcome, so the illegal thresholds are strict and were chosen on
+tuning games (docs/referee_vision.md); when in doubt the referee asks.
+
+>>> from rules.position import Position
+>>> from rules.dice import Dice
+>>> from referee.tracker import board_of
+>>> start = Position.initial()
+>>> after = Position.from_gnubg_id('sGfwATDgc/ABMA', Side.BLACK)   # 8/5 6/5 with 3-1
+>>> j = judge_play(start, Dice(3, 1), [reading_of(board_of(after), 0.9)])
+>>> j.kind.value, j.play.notation()
+('legal', '8/5 6/5')
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from rules.dice import Dice
+from rules.moves import LegalPlays, Play, legal_plays
+from rules.position import BAR, OFF, Position, PositionError, Side
+from vision.observation import CountReading
+
+__all__ = [
+    "Judgement",
+    "JudgementKind",
+    "LikelihoodConfig",
+    "Look",
+    "board_logp",
+    "illegal_boards",
+    "judge_play",
+    "judge_throw",
+    "reading_of",
+    "region_logp",
+]
+
+Board = tuple[tuple[int, int], ...]  # 27 (white, black): absolute points 1..24, bar, trays (W, B)
+Look = Sequence[CountReading]  # one reading of the 27 regions
+
+
+@dataclass(frozen=True, slots=True)
+class ConfidenceBin:
+    """How often a region read at a confidence of at least ``lo`` (and below the next bin) holds what.
+
+    Fitted on tuning games against the renderer's truth (``referee.recorded.fit_bins``): the
+    reader's confidence is not a probability (a region under a die reads 0.0 and is right 7 times in
+    10; one read at 0.99-0.999 was right less than half the time with the models of 23:10).
+    """
+
+    lo: float
+    p_read: float  # P(the region holds what was read)
+    p_alts: float  # P(it holds one of the reading's alternatives), shared by their probabilities
+    deltas: tuple[tuple[int, int, float], ...] = ()  # P(it holds the reading + (dw, db)) otherwise
+
+
+# fitted on 7101-7110 (models as committed at 00:06; referee.recorded.fit_bins)
+DEFAULT_BINS: tuple[ConfidenceBin, ...] = (
+    ConfidenceBin(0.0, 0.72, 0.02, ((-1, 0, 0.13), (0, -1, 0.09), (1, 0, 0.02), (0, 1, 0.02))),
+    ConfidenceBin(0.3, 0.7, 0.25, ((-1, 0, 0.02), (0, -1, 0.02))),
+    ConfidenceBin(0.9, 0.75, 0.24, ()),
+    ConfidenceBin(0.99, 0.45, 0.54, ()),
+    ConfidenceBin(0.999, 0.9999, 0.0, ()),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LikelihoodConfig:
+    """Every threshold of the likelihood judge (chosen on tuning games 7101-7110)."""
+
+    bins: tuple[ConfidenceBin, ...] = DEFAULT_BINS  # the reader's confidence, calibrated
+    floor: float = 1e-5  # the least probability any count gets (a confidently wrong reading happens)
+    look_weight: float = 0.5  # each look beyond the first counts this much (looks are correlated)
+    illegal_prior: float = 0.02  # prior of each named illegal board against 1 for each legal play
+    legal_margin: float = 0.98  # posterior of the best legal play to take it as sure
+    illegal_margin: float = 0.995  # posterior of the best illegal board to call it
+    illegal_max_legal: float = 1e-4  # the legal plays together must hold less than this to call
+    fit_p: float = 0.99  # a sure or illegal board must agree with every region whose reading is this likely right
+    support_p: float = 0.7  # an illegal board's changed regions must each be read this likely right (seen moved)
+    unplayed_prior: float = 0.05  # prior of "nothing was played" (a void throw picked up) for an unread throw
+
+
+class JudgementKind(Enum):
+    LEGAL = "legal"  # one legal play explains the reading: sure
+    ILLEGAL = "illegal"  # only an illegal board explains it, well supported: call it
+    UNSURE = "unsure"  # the likeliest legal play, marked unsure (ask the players)
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    kind: JudgementKind
+    board: Board  # the board to send to the laws (the play's, or the illegal one)
+    play: Play | None  # the legal play (LEGAL, UNSURE), None for ILLEGAL
+    posterior: float  # of the chosen board
+    legal_mass: float  # of all the legal plays together
+    doubtful: tuple[int, ...] = ()  # absolute points where the chosen board and the reading disagree or are unsure
+    label: str = ""  # which named illegal family (ILLEGAL), for the record
+    fits: bool = False  # the board agrees with every region read at ``fit_confidence`` (not just the likeliest)
+    unplayed: bool = False  # the likeliest is that nothing was played (and that is not legal): the throw was taken back
+
+
+def reading_of(board: Board, confidence: float) -> tuple[CountReading, ...]:
+    """A look that reads ``board`` with one confidence everywhere (for tests and examples)."""
+    return tuple(CountReading(w, b, confidence) for w, b in board)
+
+
+def region_logp(r: CountReading, count: tuple[int, int], cfg: LikelihoodConfig) -> float:
+    """log P(the region holds ``count`` | this reading), calibrated by the reading's confidence bin
+    (``LikelihoodConfig.bins``): the reading itself, its alternatives, the usual slips; a floor for the rest.
+    With a flat prior over counts it serves as the likelihood of the reading given ``count``."""
+    cal = _bin(r, cfg)
+    p = cal.p_read if (r.white, r.black) == count else 0.0
+    if r.alternatives:
+        total = sum(max(a[2], 0.0) for a in r.alternatives)
+        for w, b_, q in r.alternatives:
+            if (w, b_) == count:
+                p += cal.p_alts * (max(q, 0.0) / total if total > 0 else 1.0 / len(r.alternatives))
+    else:  # no alternatives given: the usual slip, one checker more or fewer of a colour there
+        near = _neighbours(r.white, r.black)
+        if count in near:
+            p += cal.p_alts / len(near)
+    dw, db = count[0] - r.white, count[1] - r.black
+    for x, y, q in cal.deltas:
+        if (x, y) == (dw, db):
+            p += q
+    return math.log(max(p, cfg.floor))
+
+
+def _neighbours(w: int, b: int) -> tuple[tuple[int, int], ...]:
+    if w == 0 and b == 0:
+        return ((1, 0), (0, 1))
+    out = []
+    if w:
+        out += [(w + 1, 0), (w - 1, 0)] if not b else []
+    if b:
+        out += [(0, b + 1), (0, b - 1)] if not w else []
+    return tuple(out) or ((w, b),)
+
+
+def board_logp(board: Board, looks: Sequence[Look], cfg: LikelihoodConfig,
+               cache: dict[tuple[int, tuple[int, int]], float] | None = None) -> float:
+    """log P(looks | board): regions summed, each look after the first weighted ``look_weight``."""
+    total = 0.0
+    for i, count in enumerate(board):
+        key = (i, count)
+        if cache is not None and key in cache:
+            total += cache[key]
+            continue
+        v = 0.0
+        for k, look in enumerate(looks):
+            v += region_logp(look[i], count, cfg) * (1.0 if k == 0 else cfg.look_weight)
+        if cache is not None:
+            cache[key] = v
+        total += v
+    return total
+
+
+def _board_of(p: Position) -> Board:
+    pts = tuple((p.white[i], p.black[25 - i]) for i in range(1, 25))
+    return (*pts, (p.white[BAR], p.black[BAR]), (p.white[OFF], 0), (0, p.black[OFF]))
+
+
+def _moved(before: Position, side: Side, moves: Iterable[tuple[int, int]], *, hit_to: str = "bar") -> Position | None:
+    """``before`` with ``side``'s checkers moved (start, end) in its own numbering (0 = off, 25 = bar);
+    a blot of the opponent on an end point is hit (to the bar, or off the board with ``hit_to="off"``);
+    None when a start is empty or an end is held by two or more of the opponent."""
+    me = list(before.counts(side))
+    opp = list(before.counts(side.opponent))
+    for s, e in moves:
+        if me[s] <= 0:
+            return None
+        me[s] -= 1
+        if 1 <= e <= 24:
+            o = opp[25 - e]
+            if o >= 2:
+                return None
+            if o == 1:
+                opp[25 - e] = 0
+                opp[OFF if hit_to == "off" else BAR] += 1
+        me[e] += 1
+    try:
+        return before.replace(side, tuple(me)).replace(side.opponent, tuple(opp))
+    except (PositionError, ValueError):
+        return None
+
+
+def illegal_boards(before: Position, dice: Dice, plays: LegalPlays) -> dict[Board, str]:
+    """The boards of the illegal plays the laws name, from ``before`` (mover on roll) with ``dice``.
+
+    Each board is labelled with its family; legal boards are left out (a board reachable both ways is legal).
+    """
+    side = before.turn
+    me = before.counts(side)
+    opp = before.counts(side.opponent)
+    faces = sorted({dice.d1, dice.d2})
+    legal = {_board_of(p.after) for p in plays}
+    out: dict[Board, str] = {}
+
+    def add(pos: Position | None, label: str) -> None:
+        if pos is None:
+            return
+        b = _board_of(pos)
+        if b not in legal and b not in out and b != _board_of(before):
+            out[b] = label
+
+    # a die (or more) left unplayed: every proper prefix of a legal play (an incomplete play)
+    for play in plays:
+        for n in range(1, len(play.steps)):
+            add(_moved(before, side, [(st.start, st.end) for st in play.steps[:n]]), "incomplete")
+    for play in plays:
+        steps = play.steps
+        for k, st in enumerate(steps):
+            others = [(x.start, x.end) for j, x in enumerate(steps) if j != k]
+            # a wrong distance: one step one or two pips short or long
+            if st.end != OFF:
+                for delta in (-2, -1, 1, 2):
+                    e = st.end + delta
+                    if 1 <= e <= 24 and e != st.start:
+                        add(_moved(before, side, [*others, (st.start, e)]), "wrong_distance")
+            # a hit checker put off the board instead of on the bar
+            if st.hit:
+                add(_moved(before, side, [(x.start, x.end) for x in steps], hit_to="off"), "hit_not_to_bar")
+    on_bar = me[BAR] > 0
+    for s in range(1, 25):
+        if me[s] <= 0:
+            continue
+        # a blocked point jumped: one checker moved both dice (or several of a double) regardless
+        for n in ((2, 3, 4) if dice.is_double else (2,)):
+            total = dice.d1 * n if dice.is_double else dice.d1 + dice.d2
+            e = s - total
+            if 1 <= e <= 24:
+                add(_moved(before, side, [(s, e)]), "blocked")
+        for d in faces:
+            e = s - d
+            if on_bar and 1 <= e <= 24:  # a checker moved while one is on the bar
+                add(_moved(before, side, [(s, e)]), "bar")
+            if not before.all_home(side) and not on_bar and s <= 6 and s <= max(faces):  # borne off too early
+                add(_moved(before, side, [(s, OFF)]), "bear_off")
+    # the opponent's checker moved (by one die, in his direction)
+    o = side.opponent
+    for s in range(1, 25):
+        if opp[s] <= 0:
+            continue
+        for d in faces:
+            e = s - d
+            if 1 <= e <= 24 and me[25 - e] == 0:
+                add(_moved(before.with_turn(o), o, [(s, e)]), "wrong_colour")
+    return out
+
+
+def judge_play(before: Position, dice: Dice | tuple[int, int], looks: Sequence[Look],
+               cfg: LikelihoodConfig | None = None, *, allow_illegal: bool = True) -> Judgement:
+    """Which board after ``dice`` from ``before`` the looks show (module doc).
+
+    With ``allow_illegal=False`` (the throw or the start is not known for sure) the illegal boards
+    still take their share of the posterior, but the verdict is never ``ILLEGAL``.
+    """
+    cfg = cfg or LikelihoodConfig()
+    d = dice if isinstance(dice, Dice) else Dice(*dice)
+    plays = legal_plays(before, d)
+    cache: dict[tuple[int, tuple[int, int]], float] = {}
+    legal: dict[Board, Play] = {}
+    for p in plays:
+        legal.setdefault(_board_of(p.after), p)
+    illegal = illegal_boards(before, d, plays)
+    scored: list[tuple[float, Board, bool]] = []
+    log_prior_ill = math.log(cfg.illegal_prior)
+    for b in legal:
+        scored.append((board_logp(b, looks, cfg, cache), b, True))
+    for b in illegal:
+        scored.append((board_logp(b, looks, cfg, cache) + log_prior_ill, b, False))
+    still = _board_of(before)
+    unplayed = board_logp(still, looks, cfg, cache) + math.log(cfg.unplayed_prior)
+    if still not in legal and unplayed > max(s for s, _, _ in scored):
+        # the board as it stood, and that is no legal play: the throw was taken back (void, picked up)
+        return Judgement(JudgementKind.UNSURE, still, None, 0.0, 0.0, unplayed=True, fits=_fits(still, looks, cfg))
+    top = max(s for s, _, _ in scored)
+    z = sum(math.exp(s - top) for s, _, _ in scored)
+    post = [(math.exp(s - top) / z, b, is_legal) for s, b, is_legal in scored]
+    legal_mass = sum(p for p, _, is_legal in post if is_legal)
+    best_legal = max((x for x in post if x[2]), key=lambda x: x[0])
+    best_any = max(post, key=lambda x: x[0])
+    first = looks[0] if looks else ()
+
+    def doubtful(board: Board) -> tuple[int, ...]:
+        return tuple(i + 1 for i in range(24) if first and ((first[i].white, first[i].black) != board[i]
+                                                            or calibrated(first[i], cfg) < cfg.fit_p))
+
+    if (allow_illegal and not best_any[2] and best_any[0] >= cfg.illegal_margin
+            and legal_mass < cfg.illegal_max_legal and _fits(best_any[1], looks, cfg)
+            and _supported(best_any[1], _board_of(before), looks, cfg)):
+        b = best_any[1]
+        return Judgement(JudgementKind.ILLEGAL, b, None, best_any[0], legal_mass, doubtful(b), illegal[b], True)
+    pb, b, _ = best_legal
+    fits = _fits(b, looks, cfg)
+    kind = JudgementKind.LEGAL if pb >= cfg.legal_margin and fits else JudgementKind.UNSURE
+    return Judgement(kind, b, legal[b], pb, legal_mass, () if kind is JudgementKind.LEGAL else doubtful(b),
+                     fits=fits)
+
+
+def calibrated(r: CountReading, cfg: LikelihoodConfig) -> float:
+    """How likely the reading is right: its confidence bin's ``p_read``."""
+    return _bin(r, cfg).p_read
+
+
+def _bin(r: CountReading, cfg: LikelihoodConfig) -> ConfidenceBin:
+    cal = cfg.bins[0]
+    for b in cfg.bins:
+        if r.confidence >= b.lo:
+            cal = b
+    return cal
+
+
+def _supported(board: Board, start: Board, looks: Sequence[Look], cfg: LikelihoodConfig) -> bool:
+    """Every region where ``board`` differs from ``start`` is read as ``board`` has it, at ``support_p``
+    (the checkers that moved are seen where they went, and gone from where they left), in some look."""
+    changed = [i for i in range(len(board)) if board[i] != start[i]]
+    return all(any((look[i].white, look[i].black) == board[i] and calibrated(look[i], cfg) >= cfg.support_p
+                   for look in looks) for i in changed)
+
+
+def _fits(board: Board, looks: Sequence[Look], cfg: LikelihoodConfig) -> bool:
+    """``board`` agrees with every region whose reading is at least ``fit_p`` likely right, in every look."""
+    return all((r.white, r.black) == board[i] for look in looks for i, r in enumerate(look)
+               if calibrated(r, cfg) >= cfg.fit_p)
+
+
+def judge_throw(before: Position, known: Sequence[int], looks: Sequence[Look],
+                cfg: LikelihoodConfig | None = None) -> tuple[tuple[int, int], Judgement]:
+    """The throw (and its play) that best explains the looks after a throw whose faces were not all read.
+
+    ``known`` holds the faces read (0: unread).  Every roll agreeing with them is tried (a double
+    weighs 1/36, any other 2/36); the posterior is over (roll, board) pairs of legal plays.  Never
+    ``ILLEGAL``: with the throw unknown, an illegal play of one roll is a legal play of another.
+    The pair is ``LEGAL`` (sure) when it holds ``legal_margin`` of the posterior.
+
+    >>> from rules.position import Position
+    >>> from referee.tracker import board_of
+    >>> after = Position.from_gnubg_id('sGfwATDgc/ABMA', Side.BLACK)   # 8/5 6/5 (3-1)
+    >>> judge_throw(Position.initial(), (3, 0), [reading_of(board_of(after), 0.95)])[0]
+    (3, 1)
+    """
+    cfg = cfg or LikelihoodConfig()
+    faces = [f for f in known if f]
+    rolls = [(a, b) for a in range(6, 0, -1) for b in range(a, 0, -1)
+             if all(faces.count(f) <= (a, b).count(f) for f in faces)]
+    cache: dict[tuple[int, tuple[int, int]], float] = {}
+    scored: list[tuple[float, tuple[int, int], Board, Play]] = []
+    for roll in rolls:
+        try:
+            plays = legal_plays(before, Dice(*roll))
+        except PositionError:
+            continue
+        prior = math.log(1 / 36 if roll[0] == roll[1] else 2 / 36)
+        seen: set[Board] = set()
+        for p in plays:
+            b = _board_of(p.after)
+            if b in seen:
+                continue
+            seen.add(b)
+            scored.append((board_logp(b, looks, cfg, cache) + prior, roll, b, p))
+    if not scored:
+        roll = (max(faces or [1]), min(faces or [1]) if len(faces) > 1 else 1)
+        return roll, Judgement(JudgementKind.UNSURE, _board_of(before), None, 0.0, 0.0)
+    still = _board_of(before)
+    unplayed = board_logp(still, looks, cfg, cache) + math.log(cfg.unplayed_prior)
+    top = max(max(x[0] for x in scored), unplayed)
+    z = sum(math.exp(x[0] - top) for x in scored) + math.exp(unplayed - top)
+    best = max(scored, key=lambda x: x[0])
+    post = math.exp(best[0] - top) / z
+    board_post = sum(math.exp(x[0] - top) for x in scored if x[2] == best[2]) / z
+    if best[2] != still and unplayed > best[0]:
+        # the board as it stood, and no roll leaves it so: the throw was taken back (void, picked up)
+        return best[1], Judgement(JudgementKind.UNSURE, still, None, math.exp(unplayed - top) / z, 1.0 - board_post,
+                                  unplayed=True, fits=_fits(still, looks, cfg))
+    fits = _fits(best[2], looks, cfg)
+    kind = JudgementKind.LEGAL if post >= cfg.legal_margin and fits else JudgementKind.UNSURE
+    first = looks[0] if looks else ()
+    doubtful = () if kind is JudgementKind.LEGAL else tuple(
+        i + 1 for i in range(24) if first and ((first[i].white, first[i].black) != best[2][i]
+                                               or calibrated(first[i], cfg) < cfg.fit_p))
+    return best[1], Judgement(kind, best[2], best[3], post, board_post, doubtful, fits=fits)

@@ -1,0 +1,92 @@
+"""The likelihood judge (referee.judge): legal plays, the named illegal ones, unplayed throws."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from referee.judge import (
+    ConfidenceBin,
+    JudgementKind,
+    LikelihoodConfig,
+    illegal_boards,
+    judge_play,
+    judge_throw,
+    reading_of,
+    region_logp,
+)
+from referee.tracker import board_of
+from rules.dice import Dice
+from rules.moves import legal_plays
+from rules.notation import parse_play
+from rules.position import Position, Side
+from vision.observation import CountReading
+
+START = Position.initial()
+CFG = LikelihoodConfig()
+
+
+def after(pos: Position, dice: tuple[int, int], text: str) -> Position:
+    return parse_play(text, pos, dice).after
+
+
+def look(pos: Position, conf: float = 1.0, unsure: dict[int, float] | None = None) -> tuple[CountReading, ...]:
+    out = list(reading_of(board_of(pos), conf))
+    for p, c in (unsure or {}).items():
+        out[p - 1] = replace(out[p - 1], confidence=c)
+    return tuple(out)
+
+
+def test_a_legal_play_read_whole_is_sure() -> None:
+    p = after(START, (3, 1), "8/5 6/5")
+    j = judge_play(START, Dice(3, 1), [look(p)])
+    assert j.kind is JudgementKind.LEGAL and j.play is not None and j.play.notation() == "8/5 6/5" and j.fits
+
+
+def test_each_named_illegal_play_is_called_when_read_whole() -> None:
+    # a wrong distance: 13/9 with a 5 (13/8) and 8/5 with the 3 ... from the start, WHITE 5-3
+    bad = after(START, (5, 4), "13/8 13/9")  # played as if 5-4 with 5-3 down: 13/9 is a wrong distance
+    j = judge_play(START, Dice(5, 3), [look(bad)])
+    assert j.kind is JudgementKind.ILLEGAL and j.board == board_of(bad) and j.label == "wrong_distance"
+    # one die left unplayed
+    half = Position.from_points({24: 2, 13: 4, 8: 4, 6: 5}, {24: 2, 13: 5, 8: 3, 6: 5}, Side.BLACK)  # 13/8 only
+    j = judge_play(START, Dice(5, 3), [look(half)])
+    assert j.kind is JudgementKind.ILLEGAL and j.label == "incomplete"
+
+
+def test_illegal_boards_name_every_family_the_laws_name() -> None:
+    # WHITE on the bar with 6-5: any other checker moved is "bar"; BLACK's checker moved is "wrong colour"
+    pos = Position.from_points({25: 1, 13: 5, 8: 3, 6: 5}, {24: 2, 13: 5, 8: 3, 6: 5}, Side.WHITE)
+    labels = set(illegal_boards(pos, Dice(6, 5), legal_plays(pos, Dice(6, 5))).values())
+    assert {"bar", "wrong_colour", "incomplete"} <= labels
+    pos = Position.from_points({13: 5, 8: 5, 6: 5}, {24: 2, 13: 5, 8: 3, 6: 5}, Side.WHITE)
+    labels = set(illegal_boards(pos, Dice(6, 5), legal_plays(pos, Dice(6, 5))).values())
+    assert "bear_off" in labels and "wrong_distance" in labels
+
+
+def test_never_illegal_when_not_allowed_or_a_legal_play_stays_likely() -> None:
+    bad = after(START, (5, 4), "13/8 13/9")
+    assert judge_play(START, Dice(5, 3), [look(bad)], allow_illegal=False).kind is not JudgementKind.ILLEGAL
+    # the points that make it illegal are read unsure: the legal 13/8 13/10 stays likely -> asked
+    j = judge_play(START, Dice(5, 3), [look(bad, unsure={9: 0.4, 10: 0.4})])
+    assert j.kind is JudgementKind.UNSURE and j.play is not None
+
+
+def test_a_board_left_as_it_was_is_a_throw_taken_back() -> None:
+    j = judge_play(START, Dice(5, 3), [look(START)])
+    assert j.unplayed and j.play is None
+    _, j = judge_throw(START, (5, 0), [look(START)])
+    assert j.unplayed
+
+
+def test_judge_throw_infers_the_roll_from_the_play() -> None:
+    p = after(START, (6, 4), "24/18 13/9")
+    roll, j = judge_throw(START, (0, 0), [look(p)])
+    assert roll == (6, 4) and j.play is not None and j.kind is JudgementKind.LEGAL
+
+
+def test_region_logp_follows_the_calibration() -> None:
+    cfg = LikelihoodConfig(bins=(ConfidenceBin(0.0, 0.7, 0.2, ((-1, 0, 0.1),)), ConfidenceBin(0.999, 0.9999, 0.0)))
+    r = CountReading(2, 0, 0.0)
+    assert region_logp(r, (2, 0), cfg) > region_logp(r, (1, 0), cfg) > region_logp(r, (5, 0), cfg)
+    sure = CountReading(2, 0, 1.0)
+    assert region_logp(sure, (1, 0), cfg) == region_logp(sure, (0, 3), cfg)  # both at the floor

@@ -24,11 +24,12 @@ import numpy.typing as npt
 
 from rules.position import Side
 from vision.config import VisionConfig
-from vision.dice.classify import FaceClassifier, FaceGuess, board_classifier
+from vision.dice.classify import FaceClassifier, FaceGuess, board_classifier, top_classifier
 from vision.dice.config import DiceConfig
 from vision.dice.detect import detector, top_view
 from vision.dice.find import nms
 from vision.dice.pose import pose_classifier, pose_patch
+from vision.dice.topface import top_face_patches
 from vision.observation import DieReading
 from vision.preprocess import Square, crop_patch, to_gray
 
@@ -182,16 +183,54 @@ def _refine(gray: npt.NDArray[Any], cands: list[Square], classifier: FaceClassif
     outc: list[Square] = []
     outg: list[FaceGuess] = []
     for i in range(len(cands)):
-        j = min(range(i * m, i * m + m), key=lambda k: g[k].not_die - 0.2 * g[k].probability)
-        agree = [g[k] for k in range(i * m, i * m + m) if g[k].not_die < dcfg.vote_notdie]
-        best = g[j]
-        wsum = sum((1 - a.not_die) for a in agree)
-        wbest = sum((1 - a.not_die) for a in agree if a.face == best.face)
-        if (wsum > 0 and wbest / wsum < dcfg.vote_share) or best.probability < dcfg.refined_min_probability:
-            best = FaceGuess(best.face, min(best.probability, 0.5), best.not_die)
-        outc.append(variants[j])
+        j, best = choose(g[i * m : i * m + m], dcfg.vote_notdie, dcfg.vote_share, dcfg.refined_min_probability)
+        outc.append(variants[i * m + j])
         outg.append(best)
     return outc, outg
+
+
+def choose(g: list[FaceGuess], vote_notdie: float, vote_share: float, min_probability: float) -> tuple[int, FaceGuess]:
+    """The most die-like of one candidate's re-read crops (index, reading); its face probability is
+    capped at 0.5 (unsure) unless the die-like crops agree on the face (``vote_share`` of their
+    weight) and it reaches ``min_probability``."""
+    j = min(range(len(g)), key=lambda k: g[k].not_die - 0.2 * g[k].probability)
+    agree = [a for a in g if a.not_die < vote_notdie]
+    best = g[j]
+    wsum = sum((1 - a.not_die) for a in agree)
+    wbest = sum((1 - a.not_die) for a in agree if a.face == best.face)
+    if (wsum > 0 and wbest / wsum < vote_share) or best.probability < min_probability:
+        best = FaceGuess(best.face, min(best.probability, 0.5), best.not_die)
+    return j, best
+
+
+def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[Any], z: float,
+                   model: FaceClassifier, dcfg: DiceConfig = DICE) -> tuple[npt.NDArray[np.float64], list[FaceGuess]]:
+    """Read candidates (board mm, on the plane ``z`` = the die's edge) on their rectified up faces
+    (:mod:`vision.dice.topface`); a candidate the first reading does not reject is re-read on a
+    grid of shifted / scaled squares (``DiceConfig.top_*``) and the most die-like square wins when
+    it is clearly a die.  Returns the (maybe moved) centres and the readings."""
+    mm = np.asarray(centres, np.float64).reshape(-1, 2).copy()
+    edge = z
+    first = model.classify_patches(top_face_patches(gray, profile, mm, z, edge), tta=False)
+    todo = [i for i, g in enumerate(first) if g.not_die < dcfg.top_refine_max_notdie]
+    out = list(first)
+    if not todo:
+        return mm, out
+    offs, scales = dcfg.top_refine_offsets, dcfg.top_refine_scales
+    grid = np.array([(dx, dy, k) for dx in offs for dy in offs for k in scales], np.float64)
+    m = len(grid)
+    vc = np.concatenate([mm[i] + grid[:, :2] * edge for i in todo])
+    vs = np.tile(grid[:, 2], len(todo))
+    g = model.classify_patches(top_face_patches(gray, profile, vc, z, edge, vs), tta=False)
+    for n, i in enumerate(todo):
+        j, best = choose(g[n * m : n * m + m], dcfg.vote_notdie, dcfg.top_vote_share, dcfg.top_min_probability)
+        f = first[i]
+        if best.not_die < dcfg.top_refined_max_notdie and best.not_die - 0.2 * best.probability < f.not_die - 0.2 * f.probability:
+            mm[i] = vc[n * m + j]
+            out[i] = best
+        elif f.probability < dcfg.top_min_probability:
+            out[i] = FaceGuess(f.face, min(f.probability, 0.5), f.not_die)
+    return mm, out
 
 
 def pose_of(gray: npt.NDArray[Any], profile: Any, centres: list[tuple[float, float]],
@@ -259,19 +298,34 @@ def read_dice(
     """Every die on (or just off) the board, as :class:`DieReading` values (``image``: BGR frame)."""
     gray = to_gray(image)
     search = search or DiceSearch(profile)
-    classifier = board_classifier(classifier)
-    cands = die_candidates(image, profile, config, search, dcfg)
-    cands, guesses = refine(gray, cands, classifier, dcfg)
-    keep = [i for i, g in enumerate(guesses) if g.not_die < dcfg.board_notdie_max]
-    scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in keep]
-    kept = [keep[j] for j in nms([cands[i] for i in keep], scores, config.find_nms_iou)]
+    top_model = top_classifier(classifier)
+    if top_model is not None:
+        top = top_view(image, search.map_x, search.map_y)
+        peaks = detector().peaks(top, dcfg.detect_min_score, dcfg.detect_max_peaks)
+        if not peaks:
+            return ()
+        mm, guesses = read_top_faces(gray, profile, np.array([search.to_mm(p.u, p.v) for p in peaks]),
+                                     search.z, top_model, dcfg)
+        kept = [i for i, g in enumerate(guesses) if g.not_die < dcfg.top_notdie_max]
+        cands = squares_at(profile, mm, search.z) if len(mm) else []
+        scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in kept]
+        mm = mm[kept]
+    else:
+        classifier = board_classifier(classifier)
+        cands = die_candidates(image, profile, config, search, dcfg)
+        cands, guesses = refine(gray, cands, classifier, dcfg)
+        keep = [i for i, g in enumerate(guesses) if g.not_die < dcfg.board_notdie_max]
+        nms_scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in keep]
+        kept = [keep[j] for j in nms([cands[i] for i in keep], nms_scores, config.find_nms_iou)]
+        scores = [nms_scores[keep.index(i)] for i in kept]
+        if kept:
+            mm = profile.image_to_board(np.array([[cands[i].cx, cands[i].cy] for i in kept]), z_mm=search.z)
     if not kept:
         return ()
     layout = profile.layout
-    mm = profile.image_to_board(np.array([[cands[i].cx, cands[i].cy] for i in kept]), z_mm=search.z)
     # one die read twice (its top and a side face, or two crops): keep the better reading
     edge = search.z
-    order = sorted(range(len(kept)), key=lambda j: -scores[keep.index(kept[j])])
+    order = sorted(range(len(kept)), key=lambda j: -scores[j])
     chosen: list[int] = []
     for j in order:
         if all(math.hypot(mm[j, 0] - mm[k, 0], mm[j, 1] - mm[k, 1]) >= dcfg.same_die_edges * edge for k in chosen):

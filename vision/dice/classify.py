@@ -16,6 +16,9 @@ DIE_FACE_MODEL = MODEL_DIR / "die_face.onnx"
 DIE_FACE_BOARD_MODEL = MODEL_DIR / "die_face_board.onnx"
 """The face model for dice on a calibrated board: trained on the board search's own candidate crops
 of rendered dice (``die_face.onnx`` stays the model of the profile-free photo finder)."""
+DIE_FACE_TOP_MODEL = MODEL_DIR / "die_face_top.onnx"
+"""The face model of dice on a calibrated board read on their rectified up face
+(:mod:`vision.dice.topface`); when present, ``read_dice`` reads with it."""
 
 
 class ModelError(ValueError):
@@ -96,3 +99,18 @@ def board_classifier(given: FaceClassifier) -> FaceClassifier:
     if _BOARD is None:
         _BOARD = FaceClassifier(DIE_FACE_BOARD_MODEL)
     return _BOARD
+
+
+_TOP: FaceClassifier | None = None
+
+
+def top_classifier(given: FaceClassifier) -> FaceClassifier | None:
+    """The rectified up-face model (loaded once) when the caller passed the default photo model and
+    the model exists; None otherwise (``read_dice`` then reads image squares with
+    :func:`board_classifier`)."""
+    global _TOP
+    if getattr(given, "path", None) != DIE_FACE_MODEL or not DIE_FACE_TOP_MODEL.is_file():
+        return None
+    if _TOP is None:
+        _TOP = FaceClassifier(DIE_FACE_TOP_MODEL)
+    return _TOP

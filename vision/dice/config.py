@@ -71,3 +71,19 @@ class DiceConfig:
     """A die the pose model does not think flat (P(flat) < 0.5) needs this face probability (a
     tilted die shows a side face almost as much as its top: 900150, a 4 leaning on the bar, read 2
     at 0.91)."""
+    top_refine_max_notdie: float = 0.9
+    """Rectified up-face reading (``die_face_top.onnx``): candidates whose first reading has
+    P(not a die) above this are not re-read (speed) ..."""
+    top_refine_offsets: tuple[float, ...] = (0.0, -0.15, 0.15)
+    """... the others are re-read on this grid of shifts (die edges, in board x and y) ..."""
+    top_refine_scales: tuple[float, ...] = (1.0,)
+    """... and scales of the square (the rectified face has the die's size: one scale suffices)."""
+    top_refined_max_notdie: float = 0.01
+    """A re-read square replaces the first reading only when its P(not a die) is below this."""
+    top_vote_share: float = 0.7
+    """The re-read squares that look like a die must agree on the face by this share of their weight."""
+    top_min_probability: float = 0.97
+    """A rectified reading's face probability below this makes the face unsure."""
+    top_notdie_max: float = 0.05
+    """A rectified reading is a die when its P(not a die) is below this."""
+

@@ -24,6 +24,12 @@ from vision.training.data import NOT_A_DIE, Sample, load, tomi_samples, webcam_s
 MODELS = Path(__file__).resolve().parent.parent / "models"
 DICE_RENDERS = "dice_cocked"
 """Folder (under the render cache) of extra training frames rendered with many cocked dice."""
+DICE_TRAIN = "dice_train"
+"""Folder (under the render cache) of extra training frames for the board face model (seeds
+``DICE_TRAIN_SEEDS``, the simulator's default dice: mostly flat)."""
+DICE_TRAIN_SEEDS = range(20_000, 30_000)
+"""Training seeds of the dice renders (apart from the shared cache's ``TRAIN_SEEDS`` and from every
+evaluation seed)."""
 
 
 def augment(img: U8Array, s: Square, rng: random.Random, jitter_sides: float = 0.06) -> np.ndarray:
@@ -205,12 +211,13 @@ def make_model(nn: object) -> Any:
 
 
 def render_dice_frames(first: int, count: int, *, width: int = 1280, height: int = 720,
-                       cocked_p: float = 0.5, on_die_p: float = 0.4) -> Path:
+                       cocked_p: float = 0.5, on_die_p: float = 0.4, folder: str = DICE_RENDERS) -> Path:
     """Render training frames rich in cocked dice (and dice on top of dice) into
-    ``<cache>/dice_cocked/<W>x<H>`` (same files as :func:`vision.training.rendered.rendered`).
+    ``<cache>/<folder>/<W>x<H>`` (same files as :func:`vision.training.rendered.rendered`).
 
-    Seeds must be training seeds (``TRAIN_SEEDS``); the scene of a seed differs from the shared
-    cache's (other cocked probabilities), so the folder is kept apart.
+    Seeds must be training seeds (``TRAIN_SEEDS``, or ``DICE_TRAIN_SEEDS`` for the ``dice_train``
+    folder); the scene of a seed differs from the shared cache's (other cocked probabilities), so
+    the folder is kept apart.
     """
     from vision.sim.config import SimConfig
     from vision.sim.render import render
@@ -218,12 +225,13 @@ def render_dice_frames(first: int, count: int, *, width: int = 1280, height: int
     from vision.sim.truth import build_truth
     from vision.training.rendered import TRAIN_SEEDS, cache_dir
 
-    d = cache_dir() / DICE_RENDERS / f"{width}x{height}"
+    d = cache_dir() / folder / f"{width}x{height}"
     d.mkdir(parents=True, exist_ok=True)
     cfg = SimConfig().with_overrides(cocked_p=cocked_p, on_die_p=on_die_p)
+    allowed = DICE_TRAIN_SEEDS if folder == DICE_TRAIN else TRAIN_SEEDS
     for seed in range(first, first + count):
-        if seed not in TRAIN_SEEDS:
-            raise ValueError(f"seed {seed} is not a training seed ({TRAIN_SEEDS})")
+        if seed not in allowed:
+            raise ValueError(f"seed {seed} is not a training seed of {folder!r} ({allowed})")
         png, js = d / f"{seed}.png", d / f"{seed}.json"
         if png.is_file() and js.is_file():
             continue
@@ -505,6 +513,163 @@ def train_pose(folders: list[Path], out: Path, *, seed: int = 7, epochs: int = 1
     return record
 
 
+# ---------------------------------------------------------------------------------------------
+# the board face model on rectified up faces (vision/dice/topface.py)
+
+
+def _frame_folders(rendered: Path) -> list[Path]:
+    """The training frame folders of the top-face model: the shared cache's 1280x720 frames, the
+    cocked-dice frames and the dice training frames beside it."""
+    root = rendered.parent if rendered.name == "1280x720" else rendered
+    return [root / "1280x720", root / DICE_RENDERS / "1280x720", root / DICE_TRAIN / "1280x720"]
+
+
+def top_face_samples(folders: list[Path], *, copies: int = 8, max_neg: int = 12, seed: int = 7,
+                     jitter_edges: float = 0.18, val_every: int = 10,
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
+    """(patches (N, 1, P, P) normalised, labels, validation mask, counts) of rectified up faces.
+
+    Each die of a training frame ``copies`` times: its up face cut by :func:`top_face_patches` on the
+    plane z = the die's edge (what ``read_dice`` reads), the centre jittered by ``jitter_edges`` die
+    edges (the detector's error), side x0.9-1.12, any turn or mirror, brightness, contrast, noise and
+    blur.  Left out: frames with a hand (a die under it is not readable) and frames with a die on the
+    other die (the upper die's face lies on another plane, the lower one is hidden).  "Not a die":
+    the detector's peaks and random points away from every die, balanced to the dice.  Frames whose
+    seed % ``val_every`` == 0 are the validation split.
+    """
+    from vision.dice.board import DiceSearch
+    from vision.dice.detect import DIE_DETECT_MODEL, detector, top_view
+    from vision.dice.topface import top_face_patches
+    from vision.preprocess import normalise_patches, to_gray
+    from vision.training.rendered import EVAL_SEEDS, profile_for
+
+    rng = np.random.default_rng(seed)
+    raw: list[np.ndarray] = []
+    labels: list[int] = []
+    val: list[bool] = []
+    counts = Counter[str]()
+    neg_raw: list[tuple[np.ndarray, bool]] = []
+    for d in folders:
+        for js in sorted(d.glob("*.json")):
+            s = int(js.stem)
+            if s in EVAL_SEEDS:
+                continue
+            img = cv2.imread(str(js.with_suffix(".png")), cv2.IMREAD_COLOR)
+            if img is None:
+                continue
+            truth = json.loads(js.read_text())
+            prof = profile_for(truth)
+            search = DiceSearch(prof)
+            gray = to_gray(img)
+            is_val = s % val_every == 0
+            counts["frames"] += 1
+            dice = truth["dice"]
+            mm = np.array([die["center_mm"][:2] for die in dice], np.float64).reshape(-1, 2)
+            usable = not truth["hands"]["present"] and not any(die.get("on_die") for die in dice)
+            if usable and len(dice):
+                k = len(dice) * copies
+                centres = np.repeat(mm, copies, axis=0) + rng.uniform(-jitter_edges, jitter_edges, (k, 2)) * search.z
+                scales = rng.uniform(0.9, 1.12, k)
+                angles = rng.uniform(0, 360, k)
+                patches = top_face_patches(gray, prof, centres, search.z, search.z, scales, angles)
+                for i, p in enumerate(patches):
+                    raw.append(p[:, ::-1] if rng.random() < 0.5 else p)
+                    labels.append(int(dice[i // copies]["face"]))
+                    val.append(is_val)
+                counts["dice"] += len(dice)
+                counts["cocked"] += sum(bool(die["cocked"]) for die in dice)
+            sp = prof.spec
+            negs = [(float(rng.uniform(-20, sp.width_mm + 20)), float(rng.uniform(-20, sp.depth_mm + 20)))
+                    for _ in range(max_neg)]
+            if DIE_DETECT_MODEL.is_file():
+                peaks = detector().peaks(top_view(img, search.map_x, search.map_y), 0.05, 16)
+                negs = [search.to_mm(p.u, p.v) for p in peaks] + negs
+            far = [m for m in negs if all(math.hypot(m[0] - x, m[1] - y) > 1.2 * die["size_mm"]
+                                          for die, (x, y) in zip(dice, mm, strict=True))][:max_neg]
+            if far:
+                fa = np.array(far)
+                for p in top_face_patches(gray, prof, fa, search.z, search.z, rng.uniform(0.9, 1.12, len(fa)),
+                                          rng.uniform(0, 360, len(fa))):
+                    neg_raw.append((p, is_val))
+            counts["negatives"] = len(neg_raw)
+    # balance: each negative as often as needed to match the dice patches (a new turn each time)
+    reps = max(1, round(len(raw) / max(len(neg_raw), 1)))
+    for p, is_val in neg_raw:
+        for _ in range(reps):
+            q = np.rot90(p, int(rng.integers(4)))
+            raw.append(q[:, ::-1] if rng.random() < 0.5 else q)
+            labels.append(NOT_A_DIE)
+            val.append(is_val)
+    out = []
+    for p in raw:
+        x: Any = p.astype(np.float32) * rng.uniform(0.6, 1.3) + rng.uniform(-40, 40)
+        if rng.random() < 0.3:
+            x = cv2.GaussianBlur(x, (3, 3), float(rng.uniform(0.3, 1.0)))
+        x += rng.normal(0, rng.uniform(0, 8), x.shape).astype(np.float32)
+        u8 = np.clip(x, 0, 255).astype(np.uint8)
+        out.append(255 - u8 if rng.random() < 0.5 else u8)
+    xs = np.concatenate([normalise_patches(out[i : i + 4096]) for i in range(0, len(out), 4096)])
+    return xs, np.array(labels, np.int64), np.array(val, bool), dict(counts)
+
+
+def train_top(rendered: Path, out: Path, *, seed: int = 7, epochs: int = 10, copies: int = 8) -> dict[str, object]:
+    """Train the board face model on rectified up faces (:func:`top_face_samples`); export ONNX and
+    the record (data, seeds, epochs, validation accuracy and confusion) beside it."""
+    import torch
+    from torch import nn
+
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    t0 = time.time()
+    folders = _frame_folders(rendered)
+    x, y, val, counts = top_face_samples(folders, copies=copies, seed=seed)
+    print(f"{counts} -> {len(y)} patches ({int(val.sum())} validation) in {time.time() - t0:.0f}s", flush=True)
+    xt, yt = torch.from_numpy(x[~val]), torch.from_numpy(y[~val])
+    xv, yv = torch.from_numpy(x[val]), torch.from_numpy(y[val])
+    model = make_model(nn)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = epochs * math.ceil(len(yt) / 128)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    gen = torch.Generator().manual_seed(seed)
+    for epoch in range(epochs):
+        model.train()
+        perm = torch.randperm(len(yt), generator=gen)
+        total, correct, loss_sum = 0, 0, 0.0
+        for i in range(0, len(perm), 128):
+            idx = perm[i : i + 128]
+            logits = model(xt[idx])
+            loss = nn.functional.cross_entropy(logits, yt[idx], label_smoothing=0.02)
+            opt.zero_grad()
+            loss.backward()  # type: ignore[no-untyped-call]
+            opt.step()
+            sched.step()
+            loss_sum += float(loss.detach()) * len(idx)
+            correct += int((logits.argmax(1) == yt[idx]).sum())
+            total += len(idx)
+        model.eval()
+        with torch.no_grad():
+            pv = torch.cat([model(xv[i : i + 1024]).argmax(1) for i in range(0, len(yv), 1024)]) if len(yv) else yv
+        vacc = float((pv == yv).float().mean()) if len(yv) else 0.0
+        print(f"epoch {epoch + 1}/{epochs} loss {loss_sum / total:.4f} acc {correct / total:.4f} val {vacc:.4f} "
+              f"{time.time() - t0:.0f}s", flush=True)
+    confusion = [[int(((yv == a) & (pv == b)).sum()) for b in range(7)] for a in range(7)]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        model, (torch.zeros(1, 1, PATCH, PATCH),), str(out), input_names=["patch"], output_names=["logits"],
+        dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
+    )
+    record: dict[str, object] = {
+        "model": out.name, "input": "rectified up face (vision.dice.topface.top_face_patches), 32x32",
+        "seed": seed, "epochs": epochs, "copies": copies, "folders": [str(f) for f in folders],
+        "counts": counts, "train_patches": int((~val).sum()), "validation_patches": int(val.sum()),
+        "validation": "frames with seed % 10 == 0", "validation_accuracy": round(vacc, 4),
+        "validation_confusion_notdie_1_6": confusion,
+        "seconds": round(time.time() - t0), "torch": torch.__version__,
+    }
+    out.with_suffix(".train.json").write_text(json.dumps(record, indent=2) + "\n")
+    return record
+
+
 if __name__ == "__main__":
     import sys
 
@@ -524,7 +689,19 @@ if __name__ == "__main__":
         outp = Path(a[1]) if len(a) > 1 else MODELS / "die_pose.onnx"
         print(train_pose([cache_dir() / "1280x720", cache_dir() / DICE_RENDERS / "1280x720"], outp))
         raise SystemExit(0)
+    if a and a[0] == "top":
+        from vision.training.rendered import cache_dir
+
+        outp = Path(a[1]) if len(a) > 1 else MODELS / "die_face_top.onnx"
+        ep = int(a[2]) if len(a) > 2 else 10
+        print(train_top(cache_dir() / "1280x720", outp, epochs=ep))
+        raise SystemExit(0)
+    if len(a) >= 3 and a[0] == "render-train":
+        # frames for the board face model: the simulator's default dice (mostly flat)
+        render_dice_frames(int(a[1]), int(a[2]), cocked_p=0.15, on_die_p=0.03, folder=DICE_TRAIN)
+        raise SystemExit(0)
     if len(a) < 3 or a[0] != "render":
-        raise SystemExit("usage: python -m vision.training.faces render FIRST COUNT [WIDTH HEIGHT] | detector [STEPS [OUT]]")
+        raise SystemExit("usage: python -m vision.training.faces render FIRST COUNT [WIDTH HEIGHT] | "
+                         "render-train FIRST COUNT | detector [STEPS [OUT]]")
     wh = (int(a[3]), int(a[4])) if len(a) >= 5 else (1280, 720)
     render_dice_frames(int(a[1]), int(a[2]), width=wh[0], height=wh[1])

@@ -1,0 +1,95 @@
+"""The rectified up face (vision.dice.topface) and its reading on a board (vision.dice.board)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.dice.board import read_top_faces
+from vision.dice.classify import FaceGuess
+from vision.dice.config import DiceConfig
+from vision.dice.topface import patch_corners_mm, top_face_patches
+from vision.preprocess import CONTEXT, PATCH
+
+# a tilted camera: board mm (x, y) -> image px through a homography (z ignored: the plane is fixed)
+H = np.array([[3.0, 0.9, 40.0], [0.2, 2.0, 30.0], [0.0008, 0.0015, 1.0]])
+
+
+class _Plane:
+    def board_to_image(self, pts: Any) -> np.ndarray:
+        p = np.asarray(pts, float)
+        q = np.column_stack([p[:, 0], p[:, 1], np.ones(len(p))]) @ H.T
+        return q[:, :2] / q[:, 2:3]
+
+
+def _view(top: np.ndarray, size: tuple[int, int] = (640, 480)) -> np.ndarray:
+    """The camera's image of a top view drawn at 1 px/mm."""
+    return cv2.warpPerspective(top, H, size, flags=cv2.INTER_LINEAR)
+
+
+def test_the_rectified_face_is_a_square_of_the_die_size_whatever_the_view() -> None:
+    top = np.full((200, 200), 210, np.uint8)
+    cv2.rectangle(top, (52, 62), (67, 77), 30, -1)  # a 16 mm dark square centred on (60, 70) mm
+    img = _view(top)
+    p = top_face_patches(img, _Plane(), np.array([[60.0, 70.0]]), z=16.0, edge=16.0)[0]
+    dark = p < 120
+    ys, xs = np.nonzero(dark)
+    inside = PATCH / CONTEXT  # the die's edge in patch pixels
+    assert abs((xs.max() - xs.min() + 1) - inside) <= 2.5 and abs((ys.max() - ys.min() + 1) - inside) <= 2.5
+    assert abs(xs.mean() - (PATCH - 1) / 2) < 1.0 and abs(ys.mean() - (PATCH - 1) / 2) < 1.0
+
+
+def test_turned_and_scaled_squares() -> None:
+    c = patch_corners_mm(np.array([[10.0, 20.0]]), 16.0, np.array([2.0]), np.array([90.0]))[0]
+    side = 16.0 * CONTEXT * 2.0
+    assert np.allclose(c.mean(axis=0), [10.0, 20.0])
+    assert np.allclose(np.linalg.norm(c[1] - c[0]), side)
+    assert np.allclose(c[1] - c[0], [0.0, side], atol=1e-9)  # turned a quarter: the first edge points along +y
+    assert top_face_patches(np.zeros((10, 10), np.uint8), _Plane(), np.zeros((0, 2)), 16.0, 16.0) == []
+
+
+def test_a_fine_image_is_smoothed_before_resampling() -> None:
+    """A near camera (many image pixels per patch pixel): a fine checkerboard must average to grey,
+    not alias into a pattern of false pips."""
+    yy, xx = np.mgrid[0:480, 0:640]
+    img = np.where((xx // 2 + yy // 2) % 2 == 0, 40, 220).astype(np.uint8)
+
+    class _Near:
+        def board_to_image(self, pts: Any) -> np.ndarray:
+            p = np.asarray(pts, float)
+            return np.column_stack([100 + 6 * p[:, 0], 100 + 6 * p[:, 1]])
+
+    p = top_face_patches(img, _Near(), np.array([[20.0, 20.0]]), 16.0, 16.0)[0]
+    assert p.std() < 15, p.std()
+
+
+class _Stub:
+    """A model whose reading depends on how far the rectified square's centre is from the die
+    (found from the patch: the die is the dark square drawn at (60, 70) mm)."""
+
+    def __init__(self, near_notdie: float) -> None:
+        self.near_notdie = near_notdie
+
+    def classify_patches(self, patches: list[np.ndarray], *, tta: bool = True) -> list[FaceGuess]:
+        out = []
+        for p in patches:
+            ys, xs = np.nonzero(p < 120)
+            off = np.hypot(xs.mean() - 15.5, ys.mean() - 15.5) if len(xs) else 99.0
+            out.append(FaceGuess(5, 0.99, self.near_notdie) if off < 1.5 else FaceGuess(3, 0.6, 0.3))
+        return out
+
+
+@pytest.mark.parametrize(("near_notdie", "moved"), [(0.001, True), (0.2, False)])
+def test_refinement_moves_only_to_a_clearly_die_like_square(near_notdie: float, moved: bool) -> None:
+    top = np.full((200, 200), 210, np.uint8)
+    cv2.rectangle(top, (52, 62), (67, 77), 30, -1)
+    img = _view(top)
+    start = np.array([[60.0 - 0.15 * 16, 70.0]])
+    mm, g = read_top_faces(img, _Plane(), start, 16.0, _Stub(near_notdie), DiceConfig(top_vote_share=0.0))  # type: ignore[arg-type]
+    if moved:
+        assert np.allclose(mm[0], [60.0, 70.0]) and (g[0].face, g[0].probability) == (5, 0.99)
+    else:
+        assert np.allclose(mm[0], start[0]) and g[0].face == 3 and g[0].probability <= 0.5

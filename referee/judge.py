@@ -48,11 +48,13 @@ from rules.position import BAR, OFF, Position, PositionError, Side
 from vision.observation import CountReading
 
 __all__ = [
+    "ConfidenceBin",
     "Judgement",
     "JudgementKind",
     "LikelihoodConfig",
     "Look",
     "board_logp",
+    "calibrated",
     "illegal_boards",
     "judge_play",
     "judge_throw",
@@ -79,12 +81,12 @@ class ConfidenceBin:
     deltas: tuple[tuple[int, int, float], ...] = ()  # P(it holds the reading + (dw, db)) otherwise
 
 
-# fitted on 7101-7110 (models as committed at 00:06; referee.recorded.fit_bins)
+# fitted on 7101-7104 (models as committed at 00:06; referee.recorded.fit_bins)
 DEFAULT_BINS: tuple[ConfidenceBin, ...] = (
-    ConfidenceBin(0.0, 0.72, 0.02, ((-1, 0, 0.13), (0, -1, 0.09), (1, 0, 0.02), (0, 1, 0.02))),
-    ConfidenceBin(0.3, 0.7, 0.25, ((-1, 0, 0.02), (0, -1, 0.02))),
-    ConfidenceBin(0.9, 0.75, 0.24, ()),
-    ConfidenceBin(0.99, 0.45, 0.54, ()),
+    ConfidenceBin(0.0, 0.79, 0.02, ((-1, 0, 0.11), (0, -1, 0.05), (1, 0, 0.03))),
+    ConfidenceBin(0.3, 0.84, 0.16, ()),
+    ConfidenceBin(0.9, 0.97, 0.03, ()),
+    ConfidenceBin(0.99, 0.93, 0.07, ()),
     ConfidenceBin(0.999, 0.9999, 0.0, ()),
 )
 

@@ -136,6 +136,7 @@ def replay_game(rec: RecordedGame, *, tracker_config: TrackerConfig | None = Non
             still.append(f.seq)
         out = session.process(pick(f), None)
         judged += [(f.seq, j, float(f.seq)) for j in out]
+    judged += [(rec.seq, j, float(rec.seq)) for j in session.flush()]
     return score_game(rec.seed, _Staged(rec), judged, still, session)
 
 

@@ -341,6 +341,7 @@ def referee_game(
         judged += [(frame.seq, j, w) for j in out]
         if on_frame is not None:
             on_frame(frame, out)
+    judged += [(director.seq, j, now()) for j in session.flush()]
     return score_game(seed, director, judged, still, session)
 
 

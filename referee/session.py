@@ -200,6 +200,14 @@ class Session:
         }
 
     # ------------------------------------------------------------------ the work
+    def flush(self, t: float = 0.0) -> list[Judged]:
+        """The end of the stream: a play the tracker still holds goes on record (referee.tracker.Tracker.flush)."""
+        emitted = self.tracker.flush(t)
+        if not emitted:
+            return []
+        obs = BoardObservation.from_position(self.machine.position, seq=self.tracker.state.seq, t=t)
+        return self._judge(emitted, obs, None)
+
     def process(self, obs: BoardObservation, image: np.ndarray | None = None) -> list[Judged]:
         """Everything that follows from one observation.  Never raises for a full disk."""
         self.stats.observations += 1
@@ -208,6 +216,9 @@ class Session:
             if image is not None and obs.still:
                 self._previous_image = image
             return []
+        return self._judge(emitted, obs, image)
+
+    def _judge(self, emitted: list[Emitted], obs: BoardObservation, image: np.ndarray | None) -> list[Judged]:
         out: list[Judged] = []
         items = []
         for e in emitted:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from referee.judge import JudgementKind, LikelihoodConfig, judge_play, judge_throw
+from referee.judge import JudgementKind, LikelihoodConfig, calibrated, judge_play, judge_throw
 from rules.dice import Dice
 from rules.laws.events import (
     CubeBeavered,
@@ -173,6 +173,10 @@ class TrackerState:
     start_sure: bool = True  # the board the play started from was read whole, as the laws have it
     known: bool = True  # the board the laws have (``sent``) was judged sure (likelihood judge)
     fix: tuple[Board, tuple[int, int], str] | None = None  # an illegal play called: (start, dice, mover) to correct
+    # a lifted play not yet judged surely: (mover, start, dice with 0 = unread); it is judged on every
+    # look until the next throw, cube action or game (a correction made meanwhile is what goes on record)
+    hold: tuple[str, Board, tuple[int, int]] | None = None
+    hold_throw: bool = False  # the held play's throw has not gone to the laws yet (it goes with the play)
     cube_law: tuple[int, str] = (64, "middle")  # the cube as the laws have it (face shown, where)
     opening: tuple[tuple[str, int, float, float], ...] = ()  # (side letter, face, x, y) of opening dice
     cube_face: int | None = 64
@@ -203,6 +207,8 @@ class TrackerState:
             "start_sure": self.start_sure,
             "known": self.known,
             "fix": None if self.fix is None else [_board_json(self.fix[0]), list(self.fix[1]), self.fix[2]],
+            "hold": None if self.hold is None else [self.hold[0], _board_json(self.hold[1]), list(self.hold[2])],
+            "hold_throw": self.hold_throw,
             "cube_law": list(self.cube_law),
             "opening": [list(o) for o in self.opening],
             "cube_face": self.cube_face,
@@ -236,6 +242,8 @@ class TrackerState:
                 start_sure=bool(d.get("start_sure", True)),
                 known=bool(d.get("known", True)),
                 fix=_fix_from(d.get("fix")),
+                hold=_hold_from(d.get("hold")),
+                hold_throw=bool(d.get("hold_throw", False)),
                 cube_law=(int(d.get("cube_law", (64, "middle"))[0]), str(d.get("cube_law", (64, "middle"))[1])),
                 opening=tuple((str(s), int(f), float(x), float(y)) for s, f, x, y in d["opening"]),
                 cube_face=d["cube_face"],
@@ -269,6 +277,14 @@ def _fix_from(v: Any) -> tuple[Board, tuple[int, int], str] | None:
     b = _board_from(v[0])
     assert b is not None
     return b, (int(v[1][0]), int(v[1][1])), str(v[2])
+
+
+def _hold_from(v: Any) -> tuple[str, Board, tuple[int, int]] | None:
+    if v is None:
+        return None
+    b = _board_from(v[1])
+    assert b is not None
+    return str(v[0]), b, (int(v[2][0]), int(v[2][1]))
 
 
 def _side(letter: str) -> Side:
@@ -425,6 +441,24 @@ def _seen_die(d: DieReading, cfg: TrackerConfig) -> SeenDie:
                    d.owner, edge, face_sure)
 
 
+def _patched(board: Board, sc: Scene, cfg: LikelihoodConfig) -> Board | None:
+    """``board`` with the regions ``sc`` reads surely (calibrated ``fit_p``) and differently put as read,
+    if that makes a whole board (15 checkers a side, no point shared); None if nothing differs or it does not."""
+    if not sc.readings:
+        return None
+    out = list(board)
+    changed = False
+    for i, r in enumerate(sc.readings):
+        if calibrated(r, cfg) >= cfg.fit_p and (r.white, r.black) != board[i]:
+            out[i] = (r.white, r.black)
+            changed = True
+    if not changed:
+        return None
+    if sum(w for w, _ in out) != 15 or sum(b for _, b in out) != 15 or any(w and b for w, b in out[:25]):
+        return None
+    return tuple(out)
+
+
 def _near(d: SeenDie, places: Sequence[tuple[float, float]], mm: float) -> bool:
     return any(math.hypot(d.x - x, d.y - y) <= mm for x, y in places)
 
@@ -436,6 +470,7 @@ class Tracker:
         self.config = config or TrackerConfig()
         self.state = state or TrackerState()
         self._again = False
+        self._looks: list[tuple[CountReading, ...]] = []  # the looks at a held play's board (not journalled)
 
     # ------------------------------------------------------------------ seats and tables
     def _right_table(self, side: Side) -> str:
@@ -493,8 +528,20 @@ class Tracker:
             self.state = replace(self.state, pending=key, pending_count=self.config.settle_frames - 1)
         return out
 
+    def flush(self, t: float = 0.0) -> list[Emitted]:
+        """The end of the stream (or of the session): a held play goes on record as it stands."""
+        if self.state.hold is None:
+            return []
+        return self._release(self.state.seq, t)
+
     def _accept(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
         out: list[Emitted] = []
+        if self.state.hold is not None:
+            cube = sc.cube is not None and sc.cube[0] is not None and sc.cube[0] != self.state.cube_face
+            if not sc.dice and not cube and self._look(sc):
+                self.state = replace(self.state, board=sc.board, board_sure=sc.sure)
+                return out
+            out += self._release(seq, t)
         s = self.state
         if s.phase is Phase.SETUP or s.phase is Phase.GAME_OVER:
             out += self._setup(sc, seq, t)
@@ -892,10 +939,17 @@ class Tracker:
         if start is None:
             start = sc.board if sc.sure or s.sent is None else s.sent
         start_sure = not guess and sc.sure and (s.sent is None or sc.board == s.sent)
+        known = s.known
         if self.config.judge is not None and s.sent is not None:
-            # the likelihood judge plays from the board the laws have, known for sure or not
-            start_sure = not guess and s.known and s.fix is None and (not sc.sure or sc.board == s.sent)
-        self.state = replace(s, phase=Phase.PLAYING, dice=(faces[0], faces[1]),
+            # the likelihood judge plays from the board the laws have -- unless regions read surely now
+            # contradict it (the laws lost step with the game): then from that board, patched by what is
+            # read surely (the play then resynchronises the laws, asking the players to check)
+            patched = _patched(s.sent, sc, self.config.judge) if start is None else None
+            start = s.sent if start is None else start
+            if patched is not None:  # (only a scene of dice just landed shows the board before the play)
+                start, known = patched, False
+            start_sure = not guess and known and s.fix is None
+        self.state = replace(s, known=known, phase=Phase.PLAYING, dice=(faces[0], faces[1]),
                              dice_xy=tuple((d.x, d.y) for d in dice), other_xy=(), stale_xy=(), early=False,
                              start=start, move=s.move + 1, guess=guess, start_sure=start_sure)
 
@@ -935,6 +989,8 @@ class Tracker:
         out: list[Emitted] = []
         final = s.board if s.board is not None else sc.board
         conf_board = sc.board
+        if self.config.judge is not None and s.start is not None and not sc.dice and not s.early:
+            return self._lifted_judged(sc, seq, t)
         if (s.guess and self.config.judge is not None and s.start is not None and len(s.dice_xy) == 2
                 and 0 not in s.dice):
             # both faces read (when they landed or while the play went on): the throw and its play
@@ -1046,6 +1102,114 @@ class Tracker:
         self.state = replace(s, sent=j.board, known=sure and j.fits)
         return [Emitted(PositionObserved(j.play.after, t=t), seq, j.doubtful, unsure=not sure,
                         note="" if sure else f"unsure reading resolved to the likeliest legal play (p={j.posterior:.3f})")]
+
+    def _lifted_judged(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        """The dice are lifted (nothing else on the board): judge the play by likelihood.  Sure, or
+        illegal: on record now.  Unsure: held (``TrackerState.hold``) and judged again on every look until
+        the next throw, so a correction or a better look decides what goes on record."""
+        s = self.state
+        cfg = self.config
+        assert s.turn is not None and s.dice is not None and s.start is not None and cfg.judge is not None
+        turn = s.turn
+        before = position_of(s.start, turn)
+        known = 0 not in s.dice and (not s.guess or len(s.dice_xy) == 2)
+        if known:
+            allow = s.known and s.fix is None and s.start == s.sent
+            j = judge_play(before, s.dice, [sc.readings], cfg.judge, allow_illegal=allow)
+            roll = s.dice
+        else:
+            roll, j = judge_throw(before, s.dice, [sc.readings], cfg.judge)
+        if j.unplayed:  # taken back unplayed (a void throw): it never reaches the laws; he throws again
+            self.state = replace(s, dice=None, dice_xy=(), guess=False, phase=Phase.TO_THROW, move=s.move - 1)
+            return []
+        if j.kind is JudgementKind.UNSURE:
+            self.state = replace(s, phase=Phase.TO_THROW, turn=turn.opponent, dice=None, dice_xy=(), guess=False,
+                                 hold=(turn.letter, s.start, s.dice), hold_throw=s.guess, stale_xy=())
+            self._looks = [sc.readings]
+            return []
+        return self._on_record(turn, s.start, roll, j, seq, t, dice_read=known, throw=s.guess)
+
+    def _on_record(self, turn: Side, start: Board, roll: tuple[int, int], j: Any, seq: int, t: float, *,
+                   dice_read: bool, throw: bool) -> list[Emitted]:
+        """A judged play to the laws: the throw (unless the laws have it: opening, early throw), the board,
+        the lift."""
+        s = self.state
+        a, b = roll
+        sure = j.kind is not JudgementKind.UNSURE
+        resync = s.sent is not None and start != s.sent  # the laws have another board: they are put in step
+        note = "where the dice rest taken as valid" if dice_read else \
+            f"the throw {a}{b} inferred from the play (p={j.posterior:.3f})"
+        out = [Emitted(DiceThrown(turn, (DieThrow(a), DieThrow(b)), t=t), seq, unsure=not sure and not dice_read,
+                       note=note)] if throw else []
+        if j.kind is JudgementKind.ILLEGAL:
+            out.append(Emitted(PositionObserved(position_of(j.board, turn.opponent), t=t), seq,
+                               _changed_points(start, j.board),
+                               note=f"only an illegal play ({j.label}) explains the board (p={j.posterior:.4f})"))
+            self.state = replace(s, sent=j.board, known=True, fix=(start, roll, turn.letter))
+        else:
+            assert j.play is not None
+            out.append(Emitted(PositionObserved(j.play.after, t=t), seq,
+                               _changed_points(s.sent or start, j.board) if resync else j.doubtful,
+                               unsure=not sure or resync,
+                               note="the board the laws had was not the game's: put in step, please check" if resync
+                               else "" if sure else f"the likeliest legal play (p={j.posterior:.3f}): please check"))
+            self.state = replace(s, sent=j.board, known=sure and j.fits)
+        out.append(Emitted(DiceLifted(turn, t=t), seq, unsure=resync))
+        final = self.state.sent or j.board
+        over = final[25][0] == 15 or final[26][1] == 15
+        self.state = replace(self.state, phase=Phase.GAME_OVER if over else Phase.TO_THROW, turn=turn.opponent,
+                             dice=None, dice_xy=(), guess=False, hold=None)
+        return out
+
+    def _look(self, sc: Scene) -> bool:
+        """Another look at a held play's board; False when it cannot be one (release the play first)."""
+        s = self.state
+        cfg = self.config.judge
+        assert s.hold is not None and cfg is not None
+        prev = self._looks[-1] if self._looks else None
+        if prev is not None and any(calibrated(prev[i], cfg) >= cfg.fit_p and calibrated(r, cfg) >= cfg.fit_p
+                                    and (r.white, r.black) != (prev[i].white, prev[i].black)
+                                    for i, r in enumerate(sc.readings)):
+            # the board changed since the last look (a correction, or something else): a new board
+            # to judge if a legal play of the held throw explains it, else the held play is released
+            mover, start, dice = s.hold
+            before = position_of(start, _side(mover))
+            if 0 not in dice:
+                j = judge_play(before, dice, [sc.readings], cfg, allow_illegal=False)
+            else:
+                _, j = judge_throw(before, dice, [sc.readings], cfg)
+            if not j.fits or j.unplayed:
+                return False
+            self._looks = [sc.readings]
+            return True
+        self._looks = [*self._looks[-5:], sc.readings]
+        return True
+
+    def _release(self, seq: int, t: float) -> list[Emitted]:
+        """The held play goes on record, judged on every look at it."""
+        s = self.state
+        cfg = self.config.judge
+        assert s.hold is not None and cfg is not None
+        mover, start, dice = s.hold
+        turn = _side(mover)
+        before = position_of(start, turn)
+        looks = self._looks or []
+        self._looks = []
+        if 0 not in dice:
+            roll = dice
+            j = judge_play(before, dice, looks, cfg, allow_illegal=False)
+        else:
+            roll, j = judge_throw(before, dice, looks, cfg)
+        if j.unplayed or j.play is None:
+            self.state = replace(s, hold=None, turn=turn, move=s.move - 1)
+            return []
+        keep = self.state
+        self.state = replace(s, turn=turn)
+        out = self._on_record(turn, start, roll, j, seq, t, dice_read=0 not in dice, throw=s.hold_throw)
+        # the phase and whose turn it is were already past the play
+        self.state = replace(self.state, phase=Phase.GAME_OVER if self.state.phase is Phase.GAME_OVER else keep.phase,
+                             turn=keep.turn, dice=keep.dice, dice_xy=keep.dice_xy, guess=keep.guess)
+        return out
 
     def _correction(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
         """After an illegal play was called: has the board been corrected to a legal play of that throw?"""

@@ -33,7 +33,6 @@ from vision.dice.board import DiceSearch, read_dice
 from vision.dice.classify import DIE_FACE_MODEL, FaceClassifier
 from vision.motion import MotionGate, MotionReport, RegionMap
 from vision.observation import BoardObservation, CountReading, CubeReading, DieReading
-from vision.preprocess import to_gray
 
 
 class _ProfileState:
@@ -109,11 +108,10 @@ class BoardReader:
                                                                cfg.slot_layer_error_factor)
         t1 = time.perf_counter()
         timings.append(("checkers", round((t1 - t0) * 1000, 3)))
-        gray = to_gray(image)
         dice: tuple[DieReading, ...] = read_dice(image, profile, self.faces, cfg, st.dice)
         t2 = time.perf_counter()
         timings.append(("dice", round((t2 - t1) * 1000, 3)))
-        cube: CubeReading | None = read_cube(gray, st.cube, cfg)
+        cube: CubeReading | None = read_cube(image, st.cube, cfg)
         t3 = time.perf_counter()
         timings.append(("cube", round((t3 - t2) * 1000, 3)))
         readings = (*checkers.points, checkers.bar, *checkers.trays)

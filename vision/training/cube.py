@@ -42,7 +42,7 @@ import numpy.typing as npt
 from vision.cube import (
     CUBE_CLASSES,
     CUBE_MODEL,
-    PATCH,
+    CropSpec,
     CubeBlob,
     CubeConfig,
     CubeSampler,
@@ -55,11 +55,25 @@ from vision.training.rendered import cache_dir, profile_for
 
 CUBE_TRAIN_SEEDS = range(600_000, 610_000)
 """Cameras (random scenes) for training crops; each camera carries several cube poses."""
+CUBE_SIDE_TRAIN_SEEDS = range(610_000, 700_000)
+"""Cameras for training crops with the cube on a side only (the tray column beside a player,
+where the cube stands lowest and is seen most obliquely: most unsure reads were there)."""
 CUBE_HELDOUT_SEEDS = range(700_000, 710_000)
 """Cameras for the held-out all-faces cube set (never trained on)."""
+CUBE_SIDE_HELDOUT_SEEDS = range(710_000, 720_000)
+"""Cameras for a held-out side-only cube set (never trained on)."""
 POSES_PER_CAMERA = 8
 FACES = (2, 4, 8, 16, 32, 64)
-SETS = {"train": CUBE_TRAIN_SEEDS, "heldout": CUBE_HELDOUT_SEEDS}
+SETS = {"train": CUBE_TRAIN_SEEDS, "heldout": CUBE_HELDOUT_SEEDS, "side_train": CUBE_SIDE_TRAIN_SEEDS,
+        "side_heldout": CUBE_SIDE_HELDOUT_SEEDS}
+POSITIONS = {"train": ("middle", "white", "black"), "heldout": ("middle", "white", "black"),
+             "side_train": ("white", "black"), "side_heldout": ("white", "black")}
+"""The cube positions each set draws from."""
+OLD_CROP = CropSpec()
+"""The crop of the 2026-11-21 model (48 px, 1.8 sides, windows unrefined)."""
+NEW_CROP = CropSpec(patch=40, sides=1.5, refine=True)
+"""The crop of models trained from 2026-11-22: windows re-centred on the top face, so a tighter
+crop (1.5 sides instead of 1.8) at the same pixels per cube side in a smaller input (40 instead of 48)."""
 
 
 def set_dir(name: str) -> Path:
@@ -71,7 +85,7 @@ def render_camera(name: str, index: int, poses: int = POSES_PER_CAMERA, width: i
     """Render ``poses`` frames of camera ``index`` of set ``name`` (cached); returns how many were new.
 
     The scene is ``random_scene(seed)`` without hands (a covered cube has no face to learn); the
-    cube is replaced by a seeded random one: any face, middle / white / black, any yaw.
+    cube is replaced by a seeded random one: any face, any yaw, in one of the set's ``POSITIONS``.
     """
     from vision.sim.config import SimConfig
     from vision.sim.render import render
@@ -92,7 +106,7 @@ def render_camera(name: str, index: int, poses: int = POSES_PER_CAMERA, width: i
             scene = random_scene(seed, SimConfig(hands_p=0.0), width=width, height=height)
         rng = random.Random(seed * 31 + k)
         face = rng.choice(FACES)
-        pos = rng.choice(("middle", "white", "black"))
+        pos = rng.choice(POSITIONS[name])
         s2 = replace(scene, cube=place_cube(scene.layout, face, pos, rng))
         img, info = render(s2)
         truth = build_truth(s2, info)
@@ -102,12 +116,14 @@ def render_camera(name: str, index: int, poses: int = POSES_PER_CAMERA, width: i
     return new
 
 
-def frames(name: str, cameras: int | None = None) -> list[tuple[Path, dict[str, Any]]]:
-    """The cached frames of a set (of its first ``cameras`` cameras when given): (image path, truth), sorted."""
+def frames(name: str, cameras: int | None = None, skip: int = 0) -> list[tuple[Path, dict[str, Any]]]:
+    """The cached frames of a set (of its cameras ``skip`` .. ``skip + cameras - 1`` when given):
+    (image path, truth), sorted."""
     out = []
-    first = SETS[name].start
+    first = SETS[name].start + skip
     for js in sorted(set_dir(name).glob("*.json")):
-        if cameras is not None and int(js.stem.split("_")[0]) >= first + cameras:
+        cam = int(js.stem.split("_")[0])
+        if cam < first or (cameras is not None and cam >= first + cameras):
             continue
         png = js.with_suffix(".png")
         if png.is_file():
@@ -115,8 +131,9 @@ def frames(name: str, cameras: int | None = None) -> list[tuple[Path, dict[str, 
     return out
 
 
-def load_gray(png: Path) -> npt.NDArray[np.uint8]:
-    g = cv2.imread(str(png), cv2.IMREAD_GRAYSCALE)
+def load_image(png: Path) -> npt.NDArray[np.uint8]:
+    """A cached frame as the camera gives it (BGR): the cube stage converts its own crops."""
+    g = cv2.imread(str(png), cv2.IMREAD_COLOR)
     if g is None:
         raise ValueError(f"cannot read {png}")
     return np.asarray(g, np.uint8)
@@ -132,9 +149,9 @@ class CubeSample:
     label: int  # CUBE_CLASSES index; 0 = not a cube
 
 
-def samples_of_frame(png: Path, truth: dict[str, Any], gray: npt.NDArray[np.uint8], sampler: CubeSampler,
+def samples_of_frame(png: Path, truth: dict[str, Any], image: npt.NDArray[np.uint8], sampler: CubeSampler,
                      cfg: CubeConfig, rng: random.Random, negatives: int = 1,
-                     max_finder_negatives: int = 4) -> list[CubeSample]:
+                     max_finder_negatives: int = 4, refine: bool = False) -> list[CubeSample]:
     """The crops inference would cut from this frame: the finder's windows, labelled by the truth
     (the window nearest the cube, within 3/4 of a side, is the cube; windows away from it are not),
     (the ``max_finder_negatives`` most cube-like) and ``negatives`` random windows where a cube could rest.  A frame whose cube the finder
@@ -144,7 +161,7 @@ def samples_of_frame(png: Path, truth: dict[str, Any], gray: npt.NDArray[np.uint
     cx, cy, cz = tc["center_mm"]
     face, rot = int(tc["face"]), float(tc["rotation_deg"])
     out: list[CubeSample] = []
-    cands = find_cube_candidates(gray, sampler, cfg)
+    cands = find_cube_candidates(image, sampler, cfg, refine=refine)
     dist = [math.hypot(b.center_mm[0] - cx, b.center_mm[1] - cy) for b in cands]
     hit = min(range(len(cands)), key=lambda i: dist[i]) if cands else -1
     if hit >= 0 and dist[hit] <= 0.75 * size:
@@ -165,7 +182,8 @@ def samples_of_frame(png: Path, truth: dict[str, Any], gray: npt.NDArray[np.uint
     return out
 
 
-def collect(name: str, seed: int, negatives: int = 1, cameras: int | None = None) -> list[CubeSample]:
+def collect(name: str, seed: int, negatives: int = 1, cameras: int | None = None,
+            refine: bool = False) -> list[CubeSample]:
     rng = random.Random(seed)
     cfg = CubeConfig()
     out: list[CubeSample] = []
@@ -177,19 +195,20 @@ def collect(name: str, seed: int, negatives: int = 1, cameras: int | None = None
         if key not in samplers:
             samplers.clear()
             samplers[key] = CubeSampler(profile_for(truth))
-        gray = load_gray(png)
-        out.extend(samples_of_frame(png, truth, gray, samplers[key], cfg, rng, negatives))
+        out.extend(samples_of_frame(png, truth, load_image(png), samplers[key], cfg, rng, negatives,
+                                    refine=refine))
     return out
 
 
-def augment(gray: npt.NDArray[np.uint8], profile: Any, s: CubeSample, rng: random.Random) -> tuple[np.ndarray, int]:
+def augment(image: npt.NDArray[np.uint8], profile: Any, s: CubeSample, rng: random.Random,
+            crop: CropSpec = OLD_CROP) -> tuple[np.ndarray, int]:
     """One augmented normalised crop and its label: the inference crop, jittered, quarter-turned."""
     b = s.blob
     size = profile.spec.cube_size_mm
     j = 0.12 * size
     jb = replace(b, center_mm=(b.center_mm[0] + rng.uniform(-j, j), b.center_mm[1] + rng.uniform(-j, j)),
                  side_mm=b.side_mm * rng.uniform(0.92, 1.08), rotation_deg=b.rotation_deg + rng.uniform(-8, 8))
-    patch = cube_patch(gray, profile, jb)
+    patch = cube_patch(image, profile, jb, crop.patch, crop.sides)
     label = s.label
     turns = rng.randrange(4)
     if turns:
@@ -209,7 +228,8 @@ def augment(gray: npt.NDArray[np.uint8], profile: Any, s: CubeSample, rng: rando
     return normalise_cube_patch(np.clip(p, 0, 255).astype(np.uint8)), label
 
 
-def build_arrays(samples: list[CubeSample], copies: int, neg_copies: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def build_arrays(samples: list[CubeSample], copies: int, neg_copies: int, seed: int,
+                 crop: CropSpec = OLD_CROP) -> tuple[np.ndarray, np.ndarray]:
     rng = random.Random(seed)
     xs: list[np.ndarray] = []
     ys: list[int] = []
@@ -218,12 +238,12 @@ def build_arrays(samples: list[CubeSample], copies: int, neg_copies: int, seed: 
     for s in samples:
         by_image.setdefault(s.image, []).append(s)
     for img_path, group in by_image.items():
-        gray = load_gray(img_path)
+        image = load_image(img_path)
         truth = json.loads(img_path.with_suffix(".json").read_text())
         prof = profiles.get(img_path) or profile_for(truth)
         for s in group:
             for _ in range(neg_copies if s.label == 0 else copies):
-                x, y = augment(gray, prof, s, rng)
+                x, y = augment(image, prof, s, rng, crop)
                 xs.append(x)
                 ys.append(y)
     return np.stack(xs)[:, None], np.array(ys, np.int64)
@@ -246,7 +266,7 @@ def make_model() -> Any:
 
 
 def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negatives: int = 1,
-          cameras: int | None = 100) -> dict[str, object]:
+          cameras: int | None = 100, side_cameras: int = 0, crop: CropSpec = NEW_CROP) -> dict[str, object]:
     import torch
     from torch import nn
 
@@ -255,11 +275,13 @@ def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negat
     random.seed(seed)
     np.random.seed(seed)
     t0 = time.time()
-    samples = collect("train", seed, negatives, cameras)
+    samples = collect("train", seed, negatives, cameras, crop.refine)
+    if side_cameras:
+        samples += collect("side_train", seed + 1, negatives, side_cameras, crop.refine)
     counts = Counter(CUBE_CLASSES[s.label][0] for s in samples)
     n_neg = sum(1 for s in samples if s.label == 0)
     neg_copies = max(1, round(copies * (len(samples) - n_neg) / max(n_neg, 1) / 4))
-    x, y = build_arrays(samples, copies, neg_copies, seed)
+    x, y = build_arrays(samples, copies, neg_copies, seed, crop)
     print(f"samples {dict(sorted(counts.items()))} -> {len(y)} crops in {time.time() - t0:.0f}s", flush=True)
     model = make_model()
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -288,7 +310,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negat
     model.eval()
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
-        model, (torch.zeros(1, 1, PATCH, PATCH),), str(out), input_names=["patch"], output_names=["logits"],
+        model, (torch.zeros(1, 1, crop.patch, crop.patch),), str(out), input_names=["patch"], output_names=["logits"],
         dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
     )
     record: dict[str, object] = {
@@ -302,8 +324,12 @@ def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negat
         "copies": copies,
         "neg_copies": neg_copies,
         "final_train_accuracy": round(acc, 4),
-        "data": f"{set_dir('train')} (cameras {CUBE_TRAIN_SEEDS.start}.., {POSES_PER_CAMERA} cube poses each)",
+        "data": f"{set_dir('train')} (cameras {CUBE_TRAIN_SEEDS.start}.., {POSES_PER_CAMERA} cube poses each)"
+                + (f" + {set_dir('side_train')} (cameras {CUBE_SIDE_TRAIN_SEEDS.start}.., cube on a side only)"
+                   if side_cameras else ""),
         "cameras": cameras,
+        "side_cameras": side_cameras,
+        "crop": crop.to_dict(),
         "seconds": round(time.time() - t0),
         "torch": torch.__version__,
     }
@@ -325,56 +351,75 @@ def held_out_frames(first: int, count: int) -> list[tuple[Path, dict[str, Any]]]
     return out
 
 
+SWEEP = (0.5, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995)
+"""Face thresholds the evaluation reports right/wrong counts for (choose on a tuning slice)."""
+
+
 def evaluate_set(name: str = "heldout", model: Path | None = None,
-                 items: list[tuple[Path, dict[str, Any]]] | None = None) -> dict[str, Any]:
-    """Read every frame of a set with :func:`vision.cube.read_cube` (oracle profile); exact counts."""
+                 items: list[tuple[Path, dict[str, Any]]] | None = None, *, cameras: int | None = None,
+                 skip: int = 0, min_confidence: float | None = None) -> dict[str, Any]:
+    """Read every frame of a set with :func:`vision.cube.read_cube` (oracle profile); exact counts
+    at ``min_confidence`` (default ``CubeConfig().min_confidence``) and at every ``SWEEP`` threshold."""
     from vision.cube import CubeNumeral, read_cube
-    from vision.preprocess import to_gray
 
     numeral = CubeNumeral(model or CUBE_MODEL)
-    cfg = CubeConfig()
-    res: dict[str, Any] = {"n": 0, "face_right": 0, "face_wrong": 0, "face_unsure": 0, "missed": 0,
+    cfg = CubeConfig() if min_confidence is None else CubeConfig(min_confidence=min_confidence)
+    raw_cfg = replace(cfg, min_confidence=0.0)
+    res: dict[str, Any] = {"n": 0, "min_confidence": cfg.min_confidence, "crop": numeral.crop.to_dict(),
+                           "face_right": 0, "face_wrong": 0, "face_unsure": 0, "missed": 0,
                            "position_right": 0, "position_wrong": 0, "position_unsure": 0,
-                           "rotation_within_10deg": 0, "per_face": {}, "errors": []}
+                           "rotation_within_10deg": 0, "per_face": {}, "per_position": {}, "errors": [],
+                           "unsure": []}
+    reads: list[tuple[int, int | None, float]] = []
     sampler: CubeSampler | None = None
     key = ""
-    for png, truth in frames(name) if items is None else items:
+    for png, truth in frames(name, cameras, skip) if items is None else items:
         tc = truth.get("cube")
         if tc is None:
             continue
         k = json.dumps(truth["camera"], sort_keys=True) + json.dumps(truth["board"], sort_keys=True)
         if sampler is None or k != key:
             sampler, key = CubeSampler(profile_for(truth)), k
-        img = cv2.imread(str(png), cv2.IMREAD_COLOR)
-        gray = to_gray(np.asarray(img, np.uint8))  # as vision.reader does
-        r = read_cube(gray, sampler, cfg, numeral)
+        raw = read_cube(load_image(png), sampler, raw_cfg, numeral)  # the BGR frame, as vision.reader passes it
         res["n"] += 1
-        pf = res["per_face"].setdefault(str(tc["face"]), {"n": 0, "right": 0, "wrong": 0, "unsure": 0})
-        pf["n"] += 1
-        if r is None:
+        tallies = (res["per_face"].setdefault(str(tc["face"]), {"n": 0, "right": 0, "wrong": 0, "unsure": 0}),
+                   res["per_position"].setdefault(tc["position"], {"n": 0, "right": 0, "wrong": 0, "unsure": 0}))
+        for t in tallies:
+            t["n"] += 1
+        if raw is None:
             res["missed"] += 1
-            pf["unsure"] += 1
             res["errors"].append(f"{png.name}: no cube found")
+            reads.append((int(tc["face"]), None, 0.0))
+            for t in tallies:
+                t["unsure"] += 1
             continue
-        if r.face is None:
+        reads.append((int(tc["face"]), raw.face, raw.face_confidence))
+        if raw.face is None or raw.face_confidence < cfg.min_confidence:
             res["face_unsure"] += 1
-            pf["unsure"] += 1
-        elif r.face == tc["face"]:
+            outcome = "unsure"
+            res["unsure"].append(f"{png.name}: {tc['position']} {tc['face']} ({raw.face} at {raw.face_confidence})")
+        elif raw.face == tc["face"]:
             res["face_right"] += 1
-            pf["right"] += 1
-            dr = abs((r.rotation_deg - tc["rotation_deg"] + 180) % 360 - 180)
+            outcome = "right"
+            dr = abs((raw.rotation_deg - tc["rotation_deg"] + 180) % 360 - 180)
             res["rotation_within_10deg"] += dr <= 10
         else:
             res["face_wrong"] += 1
-            pf["wrong"] += 1
-            res["errors"].append(f"{png.name}: {tc['face']} read as {r.face} ({r.face_confidence})")
-        if r.position.value == tc["position"]:
+            outcome = "wrong"
+            res["errors"].append(f"{png.name}: {tc['face']} read as {raw.face} ({raw.face_confidence})")
+        for t in tallies:
+            t[outcome] += 1
+        if raw.position.value == tc["position"]:
             res["position_right"] += 1
-        elif r.position_confidence < cfg.min_position_confidence:
+        elif raw.position_confidence < cfg.min_position_confidence:
             res["position_unsure"] += 1
         else:
             res["position_wrong"] += 1
-            res["errors"].append(f"{png.name}: {tc['position']} read as {r.position.value}")
+            res["errors"].append(f"{png.name}: {tc['position']} read as {raw.position.value}")
+    res["sweep"] = {str(t): {"right": sum(1 for f, r, c in reads if r == f and c >= t),
+                             "wrong": sum(1 for f, r, c in reads if r is not None and r != f and c >= t)}
+                    for t in SWEEP}
+    res["wrong_confidences"] = sorted((round(c, 4) for f, r, c in reads if r is not None and r != f), reverse=True)
     return res
 
 
@@ -382,7 +427,6 @@ def bench(width: int = 1920, height: int = 1080, repeats: int = 20) -> dict[str,
     """CPU milliseconds (one core, ``time.process_time``) of the cube stage, ``read_cube`` with the
     model, on the cached held-out frames at ``width`` x ``height``: median and 90th percentile."""
     from vision.cube import read_cube
-    from vision.preprocess import to_gray
     from vision.training.rendered import EVAL_SEEDS
 
     d = cache_dir() / f"{width}x{height}"
@@ -394,11 +438,11 @@ def bench(width: int = 1920, height: int = 1080, repeats: int = 20) -> dict[str,
     for png in pngs:
         truth = json.loads(png.with_suffix(".json").read_text())
         sampler = CubeSampler(profile_for(truth))
-        gray = to_gray(np.asarray(cv2.imread(str(png), cv2.IMREAD_COLOR), np.uint8))
-        read_cube(gray, sampler, cfg)  # warm-up (loads the model once)
+        image = load_image(png)
+        read_cube(image, sampler, cfg)  # warm-up (loads the model once)
         for _ in range(repeats):
             t0 = time.process_time()
-            read_cube(gray, sampler, cfg)
+            read_cube(image, sampler, cfg)
             times.append((time.process_time() - t0) * 1000)
     times.sort()
     return {"frames": len(pngs), "runs": len(times), "median_ms": round(times[len(times) // 2], 3),
@@ -416,13 +460,18 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--seed", type=int, default=7)
     t.add_argument("--epochs", type=int, default=16)
     t.add_argument("--cameras", type=int, default=100, help="train on the first N cameras' frames (the committed model: 100)")
+    t.add_argument("--side-cameras", type=int, default=0, help="also the first N cameras of side_train")
     t.add_argument("--copies", type=int, default=12)
+    t.add_argument("--old-crop", action="store_true", help="the crop of the 2026-11-21 model (48 px, 1.8 sides, unrefined)")
     t.add_argument("--out", type=Path, default=None)
     e = sub.add_parser("eval", help="read the held-out cube set")
     e.add_argument("--set", default="heldout", choices=[*sorted(SETS), "frames"],
                    help="a cube set, or 'frames': vision.evaluate's held-out random scenes (--first, --count)")
     e.add_argument("--first", type=int, default=900_000)
     e.add_argument("--count", type=int, default=300)
+    e.add_argument("--cameras", type=int, default=None, help="only N cameras of the set...")
+    e.add_argument("--skip", type=int, default=0, help="...from this camera index")
+    e.add_argument("--min-confidence", type=float, default=None)
     e.add_argument("--model", type=Path, default=None)
     e.add_argument("--out", type=Path, default=None)
     b = sub.add_parser("bench", help="cube stage CPU time per frame (median) on cached held-out frames")
@@ -438,7 +487,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.what == "eval":
         items = held_out_frames(args.first, args.count) if args.set == "frames" else None
-        res = evaluate_set(args.set, args.model, items)
+        res = evaluate_set(args.set, args.model, items, cameras=args.cameras, skip=args.skip,
+                           min_confidence=args.min_confidence)
         text = json.dumps(res, indent=2)
         if args.out:
             args.out.write_text(text + "\n")
@@ -446,7 +496,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.what in (None, "train"):
         a = args if args.what else t.parse_args([])
-        print(train(a.out or CUBE_MODEL, seed=a.seed, epochs=a.epochs, copies=a.copies, cameras=a.cameras))
+        print(train(a.out or CUBE_MODEL, seed=a.seed, epochs=a.epochs, copies=a.copies, cameras=a.cameras,
+                    side_cameras=a.side_cameras, crop=OLD_CROP if a.old_crop else NEW_CROP))
         return 0
     return 2
 

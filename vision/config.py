@@ -41,6 +41,12 @@ class VisionConfig:
     (10: no confident-wrong region there at 0.99)."""
     slot_hand_max: float = 0.3
     """A stack with any slot whose "hand" probability reaches this is not read (confidence 0)."""
+    slot_neighbour_hand_max: float = 0.3
+    """...nor is a region beside one with a slot whose "hand" probability reaches this (a hand is
+    wider than a point, and its edge can look like a plain checker)."""
+    slot_object_weight: float = 1.0
+    """An "object" slot (a die or the cube) counts as empty, and as any checker class with this weight
+    (1: no evidence either way; the slot model labels a checker with a die on it as the checker)."""
     slot_temperature: float | None = None
     """Slot-model logits are divided by this before the softmax; None: the temperature fitted when
     the model was trained (``checker_slot.train.json``: the one minimising the log-loss of "the

@@ -1,0 +1,568 @@
+"""The die-pose model (:mod:`vision.dice.pose`): renders rich in cocked dice, training and evaluation.
+
+``python -m vision.training.pose render FIRST COUNT N [--size WxH]``
+    N positions on the board/camera/light of each scene FIRST..FIRST+COUNT-1 into
+    ``<cache>/dice_pose/v2/<W>x<H>/SEED_I.png`` (+ truth JSON).  Each frame holds two pairs of dice, one
+    in each table; the second die of a pair is flat in the open, flat touching an obstacle (a checker,
+    the rail, the bar or the other die: the hard negatives), leaning on one of them at a tilt of up to
+    45 degrees, or resting on top of the other die.  Training seeds 30000-39999; held-out 901500-901999.
+``python -m vision.training.pose train [--seed 7] [--epochs N] [--out MODEL.onnx]``
+    Train on the training seeds of ``dice_pose`` plus the shared cache's dice; validation = seeds % 10 == 0.
+``python -m vision.training.pose eval [--first 901500] [--count N] [--size WxH] [--centres truth|found]``
+    Flat / cocked / on-die calls of :func:`vision.dice.board.pose_of` on held-out renders, with the
+    :class:`vision.dice.config.DiceConfig` thresholds; ``--tune`` prints the calls at every threshold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+POSE_RENDERS = "dice_pose"
+"""Folder (under the render cache) of the pose renders."""
+POSE_TRAIN_SEEDS = range(30_000, 40_000)
+POSE_EVAL_SEEDS = range(901_500, 902_000)
+MODES = ("flat", "touch", "checker", "rail", "bar", "die", "die_top")
+MODE_P = (0.22, 0.18, 0.14, 0.13, 0.13, 0.11, 0.09)
+"""How the second die of a pair lies: flat in the open, flat touching an obstacle, leaning on a
+checker / the rail / the bar / the other die, on top of the other die."""
+MAX_TILT = 45.0
+MIN_TILT = 5.0
+
+
+def pose_dir(width: int = 1280, height: int = 720) -> Path:
+    from vision.training.rendered import cache_dir
+
+    return cache_dir() / POSE_RENDERS / "v2" / f"{width}x{height}"
+
+
+# ---------------------------------------------------------------------------------------------
+# scenes
+
+
+def leaning_die(layout: Any, v: int, rng: random.Random, *, area: Any, style: Any, size: float, checkers: tuple[Any, ...],
+                mode: str, other: Any, owner: Any, tilt: float | None) -> Any:
+    """A die with one edge on the surface, its side toward an obstacle (a checker's top edge, the rail,
+    the bar or ``other`` die) lifted by ``tilt`` degrees (0: lying flat against the obstacle).  A low
+    obstacle (a checker) holds the face up on its top edge at distance L (sin(tilt) = h / L, L between
+    0.6 and 1 die edge, the tilt then follows from L); a tall one is a wall the raised edge leans on."""
+    from vision.sim.scene import DiePose, orientation_with_up, rot_axis, to_mat3
+
+    spec = layout.spec
+    rect = layout.table_rect(area)
+    if mode == "checker":
+        cands = [c for c in checkers if c.region.startswith("p") and c.center[2] < spec.checker_height_mm
+                 and rect.contains(c.center[0], c.center[1])]
+        if not cands:
+            mode = "rail"
+        else:
+            c = rng.choice(cands)
+            ang = rng.uniform(0, 2 * math.pi)
+            d = np.array([math.cos(ang), math.sin(ang), 0.0])
+            h = spec.checker_height_mm
+            contact = np.array([c.center[0], c.center[1], 0.0]) + d * (spec.checker_diameter_mm / 2)
+            toward = -d
+    if mode in ("rail", "bar"):
+        h = spec.rail_height_mm
+        f = layout.field()
+        if mode == "bar":
+            b = layout.bar_region()
+            xw = b.x0 if rect.x1 <= b.x0 + 1e-6 else b.x1
+            contact = np.array([xw, rng.uniform(f.y0 + 40, f.y1 - 40), 0.0])
+            toward = np.array([1.0 if xw == b.x0 else -1.0, 0.0, 0.0])
+        else:
+            yw = f.y0 if rng.random() < 0.5 else f.y1
+            contact = np.array([rng.uniform(rect.x0 + 30, rect.x1 - 30), yw, 0.0])
+            toward = np.array([0.0, -1.0 if yw == f.y0 else 1.0, 0.0])  # toward the rail (the sim's is reversed)
+    if mode == "die":
+        ang = rng.uniform(0, 2 * math.pi)
+        d = np.array([math.cos(ang), math.sin(ang), 0.0])
+        contact = np.array([other.center[0], other.center[1], 0.0]) + d * (other.size / 2)
+        toward = -d
+        h = other.size
+    L = size
+    if tilt is None and mode == "checker":  # held on the checker's top edge at L (sin(tilt) = h / L)
+        L = rng.uniform(max(0.6 * size, h / math.sin(math.radians(MAX_TILT))), size)
+        tilt = math.degrees(math.asin(min(1.0, h / L)))
+    elif tilt is None:  # the raised bottom edge against a wall: no higher than the wall
+        tilt = rng.uniform(MIN_TILT, min(MAX_TILT, math.degrees(math.asin(min(1.0, h / size)))))
+    elif tilt == 0 and mode == "checker":
+        L = size + rng.uniform(0, 3)  # flat, its edge against the checker's foot
+    axis = np.cross(np.array([0.0, 0.0, 1.0]), toward)
+    turn = rng.uniform(-20, 20) if tilt == 0 else 0.0  # a flat die need not be square to the obstacle ...
+    yaw = math.degrees(math.atan2(toward[1], toward[0])) + 90.0 * rng.randint(0, 3) + turn
+    rot = rot_axis(axis, -tilt) @ orientation_with_up(_axes(), v, yaw)
+    t = math.radians(turn)  # ... and then stands off by its turned half-width
+    edge = contact - toward * (L * math.cos(math.radians(tilt)) + size / 2 * (abs(math.cos(t)) + abs(math.sin(t)) - 1))
+    up_n = rot_axis(axis, -tilt) @ np.array([0.0, 0.0, 1.0])
+    along = rot_axis(axis, -tilt) @ toward
+    centre = edge + along * (size / 2) + up_n * (size / 2)
+    a = size / 2
+    low = min(float((rot @ np.array([x, y, z]))[2]) for x in (-a, a) for y in (-a, a) for z in (-a, a))
+    centre[2] = -low
+    return DiePose(v, size, (float(centre[0]), float(centre[1]), float(centre[2])), to_mat3(rot), style,
+                   tilt, mode if tilt > 0 else None, False, owner)
+
+
+def _axes() -> Any:
+    from vision.sim.scene import DIE_AXES
+
+    return DIE_AXES
+
+
+def pose_dice(layout: Any, rng: random.Random, checkers: tuple[Any, ...], turn: Any) -> tuple[Any, ...]:
+    """Two pairs of dice, one per table (see the module's doc)."""
+    from vision.geometry import Area
+    from vision.sim.scene import DieStyle, place_dice
+
+    out: list[Any] = []
+    for area in (layout.right_hand_table(turn), Area.LEFT_TABLE if layout.right_hand_table(turn) is Area.RIGHT_TABLE
+                 else Area.RIGHT_TABLE):
+        style = rng.choice(list(DieStyle))
+        size = rng.uniform(*layout.spec.die_size_mm)
+        mode = rng.choices(MODES, MODE_P)[0]
+        first = place_dice(layout, (rng.randint(1, 6),), rng, area=area, style=style, size=size, checkers=checkers,
+                           owner=turn, others=tuple(out))[0]
+        out.append(first)
+        v = rng.randint(1, 6)
+        if mode == "flat":
+            out.extend(place_dice(layout, (v,), rng, area=area, style=style, size=size, checkers=checkers,
+                                  owner=turn, others=tuple(out)))
+        elif mode == "die_top":
+            out[-1:] = place_dice(layout, (first.value, v), rng, area=area, style=style, size=size, checkers=checkers,
+                                  cocked="die_top", owner=turn, others=tuple(out[:-1]))
+        else:
+            kind = rng.choice(("checker", "rail", "bar", "die")) if mode == "touch" else mode
+            out.append(leaning_die(layout, v, rng, area=area, style=style, size=size, checkers=checkers, mode=kind,
+                                   other=first, owner=turn, tilt=0.0 if mode == "touch" else None))
+    return tuple(out)
+
+
+def pose_scene(base: Any, seed: int, i: int) -> tuple[Any, int]:
+    """Position ``i`` on the board of ``base``: checkers, cube, cup and sensor from ``(seed, i)``, the
+    dice of :func:`pose_dice`, no hands.  Returns the scene and its sensor-noise seed."""
+    from vision.sim.config import SimConfig
+    from vision.sim.scene import random_position, sample_objects, sample_post
+
+    cfg = SimConfig()
+    rng = random.Random(seed * 1000 + i + 17)
+    obj = sample_objects(base.layout, random_position(rng), rng, cfg)
+    dice = pose_dice(base.layout, rng, obj.checkers, obj.turn)
+    scene = replace(base, checkers=obj.checkers, dice=dice, cube=obj.cube, cup=obj.cup, hands=(), turn=obj.turn,
+                    post=sample_post(cfg, rng))
+    return scene, seed * 1000 + i
+
+
+def render_pose(seed: int, n: int, width: int = 1280, height: int = 720) -> list[Path]:
+    """Render ``n`` pose frames on the board of scene ``seed`` (the static board is traced once)."""
+    from vision.sim.render import Sensor, render
+    from vision.sim.scene import random_scene
+    from vision.sim.truth import build_truth
+
+    if seed not in POSE_TRAIN_SEEDS and seed not in POSE_EVAL_SEEDS:
+        raise ValueError(f"seed {seed} is neither a pose training seed ({POSE_TRAIN_SEEDS}) nor held out ({POSE_EVAL_SEEDS})")
+    d = pose_dir(width, height)
+    d.mkdir(parents=True, exist_ok=True)
+    base = random_scene(seed, width=width, height=height)
+    out = []
+    for i in range(n):
+        png, js = d / f"{seed}_{i}.png", d / f"{seed}_{i}.json"
+        if not (png.is_file() and js.is_file()):
+            scene, noise = pose_scene(base, seed, i)
+            img, info = render(scene, sensor=Sensor(noise))
+            cv2.imwrite(str(png), img)
+            js.write_text(json.dumps(build_truth(scene, info)))
+        out.append(png)
+    return out
+
+
+def label_of(die: dict[str, Any]) -> int:
+    from vision.dice.pose import COCKED, FLAT, ON_DIE
+
+    return ON_DIE if die.get("on_die") else COCKED if die["cocked"] else FLAT
+
+
+def frames(folder: Path, seeds: range) -> list[tuple[int, Path, dict[str, Any]]]:
+    """(seed, image path, truth) of every render in ``folder`` whose seed is in ``seeds``."""
+    out = []
+    for js in sorted(folder.glob("*.json")):
+        seed = int(js.stem.split("_")[0])
+        if seed in seeds and js.with_suffix(".png").is_file():
+            out.append((seed, js.with_suffix(".png"), json.loads(js.read_text())))
+    return out
+
+
+def pose_centres(die: dict[str, Any], prof: Any, edge: float) -> list[tuple[float, float]]:
+    """Where the die stage can put a die's centre: its body's centre, and its up face's centre in the
+    image taken back to the board at the search height (what the face-crop refinement centres on)."""
+    up = np.asarray(die["image_corners"], np.float64).mean(axis=0, keepdims=True)
+    fx, fy = prof.image_to_board(up, z_mm=edge)[0][:2]
+    x, y = die["center_mm"][:2]
+    return [(float(x), float(y)), (float(fx), float(fy))]
+
+
+def hidden_under(dice: list[dict[str, Any]]) -> set[int]:
+    """Indices of dice with another die resting on top of them (mostly hidden: not a pose sample)."""
+    out = set()
+    for i, d in enumerate(dice):
+        for o in dice:
+            if o is not d and o.get("on_die") and math.hypot(o["center_mm"][0] - d["center_mm"][0],
+                                                             o["center_mm"][1] - d["center_mm"][1]) < 0.8 * d["size_mm"]:
+                out.add(i)
+    return out
+
+
+def frame_samples(img_path: Path, truth: dict[str, Any], rng: random.Random, copies: tuple[int, int, int],
+                  jitter_mm: float) -> tuple[list[np.ndarray], list[int], list[float]]:
+    """Pose patches of every (visible) die of one frame, ``copies[label]`` each, around its body's or
+    its up face's centre jittered by up to ``jitter_mm``; labels; tilts."""
+    from vision.dice.pose import pose_patch
+    from vision.preprocess import to_gray
+    from vision.training.rendered import profile_for
+
+    img = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+    if img is None:
+        return [], [], []
+    prof = profile_for(truth)
+    gray = to_gray(img)
+    dmin, dmax = prof.spec.die_size_mm
+    edge = (dmin + dmax) / 2
+    xs, ys, tilts = [], [], []
+    hidden = hidden_under(truth["dice"])
+    for i, die in enumerate(truth["dice"]):
+        if i in hidden:
+            continue
+        lab = label_of(die)
+        cs = pose_centres(die, prof, edge)
+        for k in range(copies[lab]):
+            x, y = cs[k % 2]
+            c = (x + rng.uniform(-jitter_mm, jitter_mm), y + rng.uniform(-jitter_mm, jitter_mm))
+            xs.append(pose_patch(gray, prof, c, edge))
+            ys.append(lab)
+            tilts.append(float(die["tilt_deg"]))
+    return xs, ys, tilts
+
+
+def pose_samples(sources: list[tuple[Path, range]], *, seed: int = 7, copies: tuple[int, int, int] = (2, 4, 6),
+                 jitter_mm: float = 2.0, cache: Path | None = None) -> dict[str, np.ndarray]:
+    """Patches (uint8), labels, tilts and frame seeds of every frame of ``sources`` (folder, seeds)."""
+    import hashlib
+
+    from vision.dice.pose import POSE_PATCH, POSE_PLANES, POSE_SPAN
+
+    key = f"{seed}_{copies}_{jitter_mm}_{POSE_PATCH}_{POSE_PLANES}_{POSE_SPAN}_" + "_".join(f"{d}{r.start}" for d, r in sources)
+    name = f"pose_samples_{hashlib.sha1(key.encode()).hexdigest()[:12]}.npz"
+    if cache is not None:
+        f = cache / name
+        n_frames = sum(len(list(d.glob("*.json"))) for d, _ in sources)
+        if f.is_file():
+            z = dict(np.load(f))
+            if int(z["n_frames"]) == n_frames:
+                return z
+    rng = random.Random(seed)
+    xs: list[np.ndarray] = []
+    ys: list[int] = []
+    tilts: list[float] = []
+    seeds: list[int] = []
+    n = 0
+    for d, r in sources:
+        for s, png, truth in frames(d, r):
+            a, b, t = frame_samples(png, truth, rng, copies, jitter_mm)
+            xs += a
+            ys += b
+            tilts += t
+            seeds += [s] * len(a)
+            n += 1
+    out = {"x": np.stack(xs), "y": np.array(ys, np.int64), "tilt": np.array(tilts, np.float32),
+           "seed": np.array(seeds, np.int64), "n_frames": np.array(sum(len(list(d.glob("*.json"))) for d, _ in sources))}
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        np.savez(cache / name, **out)  # type: ignore[arg-type]
+    return out
+
+
+def make_pose(nn: Any, planes: int) -> Any:
+    def block(i: int, o: int) -> list[Any]:
+        return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU()]
+
+    from vision.dice.pose import POSE_PATCH
+
+    side = POSE_PATCH // 8
+    return nn.Sequential(
+        *block(planes, 16), nn.MaxPool2d(2), *block(16, 32), nn.MaxPool2d(2), *block(32, 48), nn.MaxPool2d(2),
+        *block(48, 48), nn.Flatten(), nn.Dropout(0.2), nn.Linear(48 * side * side, 64), nn.ReLU(), nn.Linear(64, 3),
+    )
+
+
+def training_sources() -> list[tuple[Path, range]]:
+    from vision.training.faces import DICE_RENDERS
+    from vision.training.rendered import TRAIN_SEEDS, cache_dir
+
+    return [(pose_dir(1280, 720), POSE_TRAIN_SEEDS), (pose_dir(1920, 1080), POSE_TRAIN_SEEDS),
+            (cache_dir() / "1280x720", TRAIN_SEEDS), (cache_dir() / DICE_RENDERS / "1280x720", TRAIN_SEEDS)]
+
+
+def train(out: Path, *, seed: int = 7, epochs: int = 14, cache: Path | None = None, log: Any = print) -> dict[str, object]:
+    """Train the pose model; frames whose seed % 10 == 0 are the validation (and threshold-tuning) slice."""
+    import torch
+    from torch import nn
+
+    from vision.dice.pose import POSE_PATCH, POSE_PLANES, normalise_pose
+
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    t0 = time.time()
+    sources = training_sources()
+    data = pose_samples(sources, seed=seed, cache=cache)
+    y, seeds = data["y"], data["seed"]
+    val = seeds % 10 == 0
+    x = np.stack([normalise_pose(p) for p in data["x"]]).astype(np.float32)
+    log(f"pose samples {dict(sorted(Counter(y.tolist()).items()))} ({int(val.sum())} validation) in {time.time() - t0:.0f}s")
+    xt, yt = torch.from_numpy(x[~val]), torch.from_numpy(y[~val])
+    xv, yv = torch.from_numpy(x[val]), torch.from_numpy(y[val])
+    counts = torch.bincount(yt, minlength=3).float().clamp(min=1)
+    weight = (counts.sum() / counts) ** 0.5
+    model = make_pose(nn, len(POSE_PLANES))
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = epochs * math.ceil(len(yt) / 128)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    gen = torch.Generator().manual_seed(seed)
+    for epoch in range(epochs):
+        model.train()
+        perm = torch.randperm(len(yt), generator=gen)
+        for i in range(0, len(perm), 128):
+            idx = perm[i : i + 128]
+            xb = xt[idx]
+            if bool(torch.randint(0, 2, (1,), generator=gen)):
+                xb = torch.flip(xb, dims=(3,))  # mirror across the camera's direction: same pose
+            xb = xb * (0.8 + 0.4 * torch.rand(len(xb), 1, 1, 1, generator=gen))
+            loss = nn.functional.cross_entropy(model(xb), yt[idx], weight=weight)
+            opt.zero_grad()
+            loss.backward()  # type: ignore[no-untyped-call]
+            opt.step()
+            sched.step()
+        model.eval()
+        pv = _predict(model, xv).argmax(1)
+        acc = float((pv == yv).float().mean()) if len(yv) else float("nan")
+        log(f"epoch {epoch + 1}/{epochs} loss {float(loss.detach()):.4f} val acc {acc:.4f} {time.time() - t0:.0f}s")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        model, (torch.zeros(1, len(POSE_PLANES), POSE_PATCH, POSE_PATCH),), str(out), input_names=["planes"],
+        output_names=["logits"], dynamic_axes={"planes": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
+    )
+    pv = _predict(model, xv).argmax(1)
+    confusion = [[int(((yv == a) & (pv == b)).sum()) for b in range(3)] for a in range(3)]
+    record: dict[str, object] = {
+        "model": out.name, "seed": seed, "epochs": epochs, "planes": list(POSE_PLANES), "patch": POSE_PATCH,
+        "train_patches": {str(k): int(v) for k, v in sorted(Counter(y[~val].tolist()).items())},
+        "validation_confusion_flat_cocked_ondie": confusion,
+        "sources": [[str(d), r.start, r.stop] for d, r in sources],
+        "frames": int(data["n_frames"]), "seconds": round(time.time() - t0), "torch": torch.__version__,
+        "command": "python -m vision.training.pose train",
+    }
+    out.with_suffix(".train.json").write_text(json.dumps(record, indent=2) + "\n")
+    return record
+
+
+def _predict(model: Any, x: Any) -> Any:
+    import torch
+
+    with torch.no_grad():
+        return torch.cat([model(x[i : i + 512]) for i in range(0, len(x), 512)]) if len(x) else torch.zeros(0, 3)
+
+
+def pose_rows(folder: Path, seeds: range, *, limit: int | None = None, log: Any = print) -> list[dict[str, Any]]:
+    """Each true die of the held-out frames in ``folder``: its label, tilt and obstacle, whether the die
+    stage found it, and the pose model's probabilities at the centre the die stage found (``found``)
+    and at its up face's centre (``at_face``); plus the time of :func:`vision.dice.board.pose_of` per
+    frame (wall and CPU ms) in the frame's first row."""
+    from vision.config import VisionConfig
+    from vision.dice.board import DiceSearch, pose_of, read_dice
+    from vision.dice.classify import FaceClassifier
+    from vision.dice.evaluate import match
+    from vision.dice.pose import pose_classifier, pose_patch
+    from vision.preprocess import to_gray
+    from vision.training.rendered import profile_for
+
+    clf = FaceClassifier()
+    model = pose_classifier()
+    if model is None:
+        raise ValueError("no pose model (vision/models/die_pose.onnx)")
+    cfg = VisionConfig()
+    rows: list[dict[str, Any]] = []
+    fr = frames(folder, seeds)[:limit]
+    for k, (_, png, truth) in enumerate(fr):
+        img = cv2.imread(str(png), cv2.IMREAD_COLOR)
+        if img is None:
+            raise ValueError(f"cannot read {png}")
+        prof = profile_for(truth)
+        search = DiceSearch.for_profile(prof)
+        found = read_dice(img, prof, clf, cfg, search)
+        gray = to_gray(img)
+        dmin, dmax = prof.spec.die_size_mm
+        edge = (dmin + dmax) / 2
+        centres = [o.center_mm for o in found]
+        pose_of(gray, prof, centres)
+        t0, c0 = time.perf_counter(), time.process_time()
+        pose_of(gray, prof, centres)
+        ms, cpu = 1000 * (time.perf_counter() - t0), 1000 * (time.process_time() - c0)
+        m = match(truth["dice"], found)
+        hidden = hidden_under(truth["dice"])
+        for i, (die, j) in enumerate(zip(truth["dice"], m, strict=True)):
+            face_c = pose_centres(die, prof, edge)[1]
+            pts = [face_c] + ([found[j].center_mm] if j is not None else [])
+            gs = model.classify([pose_patch(gray, prof, c, edge) for c in pts])
+            rows.append({
+                "frame": png.stem, "scheme": truth["board"]["scheme"], "camera_tilt": float(truth["camera"]["tilt_deg"]),
+                "label": label_of(die), "tilt": float(die["tilt_deg"]),
+                "leaning_on": die.get("leaning_on"), "hidden": i in hidden, "found": j is not None,
+                "at_face": [gs[0].flat, gs[0].cocked, gs[0].on_die],
+                "at_found": [gs[1].flat, gs[1].cocked, gs[1].on_die] if j is not None else None,
+                "pose_ms": ms if i == 0 else None, "pose_cpu_ms": cpu if i == 0 else None, "dice_found": len(found),
+            })
+        if (k + 1) % 50 == 0:
+            log(f"{k + 1}/{len(fr)} frames")
+    return rows
+
+
+def call(p: list[float], cocked_min: float, flat_min: float) -> bool | None:
+    """The pose stage's decision on (P(flat), P(cocked), P(on die)): True cocked, False flat, None unsure."""
+    if p[1] + p[2] >= cocked_min:
+        return True
+    if p[0] >= flat_min:
+        return False
+    return None
+
+
+def tally(rows: list[dict[str, Any]], cocked_min: float, flat_min: float, on_die_min: float,
+          where: str = "at_found") -> dict[str, Any]:
+    """Counts of the calls over ``rows`` (only dice the die stage found when ``where`` is ``at_found``)."""
+    t: dict[str, Any] = {"flat_n": 0, "flat_called_cocked": 0, "flat_unsure": 0, "flat_called_on_die": 0,
+                         "cocked_n": 0, "cocked_found": 0, "cocked_unsure": 0, "cocked_flat": 0,
+                         "on_die_n": 0, "on_die_found": 0}
+    by_kind: dict[str, list[int]] = {}
+    wrong: list[str] = []
+    for r in rows:
+        p = r[where]
+        if p is None or r["hidden"]:
+            continue
+        c = call(p, cocked_min, flat_min)
+        on = bool(c) and p[2] >= on_die_min
+        if (c is True) != (r["label"] != 0) and c is not None:
+            wrong.append(f"{r['frame']} {'flat' if r['label'] == 0 else r['leaning_on']} tilt {r['tilt']:.0f} "
+                         f"{r.get('scheme')} camera {r.get('camera_tilt', 0):.0f}deg: called {'cocked' if c else 'flat'} "
+                         f"p={[round(v, 4) for v in p]}")
+        if r["label"] == 0:
+            t["flat_n"] += 1
+            t["flat_called_cocked"] += c is True
+            t["flat_unsure"] += c is None
+            t["flat_called_on_die"] += on
+            continue
+        t["cocked_n"] += 1
+        t["cocked_found"] += c is True
+        t["cocked_unsure"] += c is None
+        t["cocked_flat"] += c is False
+        if r["label"] == 2:
+            t["on_die_n"] += 1
+            t["on_die_found"] += on
+        kind = str(r["leaning_on"]) + ("" if r["label"] == 2 else f" {5 * int(r['tilt'] // 5)}-{5 * int(r['tilt'] // 5) + 5}deg")
+        k = by_kind.setdefault(kind, [0, 0, 0, 0])
+        k[0] += 1
+        k[1 + (0 if c is True else 1 if c is None else 2)] += 1
+    t["cocked_recall"] = round(t["cocked_found"] / t["cocked_n"], 4) if t["cocked_n"] else None
+    t["flat_called_cocked_rate"] = round(t["flat_called_cocked"] / t["flat_n"], 5) if t["flat_n"] else None
+    t["cocked_by_kind_n_found_unsure_flat"] = dict(sorted(by_kind.items()))
+    t["wrong"] = wrong[:60]
+    return t
+
+
+def tune(rows: list[dict[str, Any]], where: str = "at_found") -> dict[str, float]:
+    """Thresholds from a tuning slice: the lowest "cocked" threshold that calls no flat die cocked and
+    the lowest "flat" threshold that calls no cocked die flat (each with a margin), P(on die) 0.5."""
+    flat_up = sorted(r[where][1] + r[where][2] for r in rows if r[where] is not None and r["label"] == 0 and not r["hidden"])
+    cocked_flat = sorted(r[where][0] for r in rows if r[where] is not None and r["label"] != 0 and not r["hidden"])
+    c = min(0.9999, 1 - (1 - max(flat_up, default=0.5)) / 2)
+    f = min(0.9999, 1 - (1 - max(cocked_flat, default=0.5)) / 2)
+    return {"cocked_min_probability": round(c, 5), "flat_min_probability": round(f, 5), "on_die_min_probability": 0.5}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m vision.training.pose")
+    sub = p.add_subparsers(dest="what", required=True)
+    r = sub.add_parser("render", help="render pose frames (no torch needed)")
+    r.add_argument("first", type=int)
+    r.add_argument("count", type=int)
+    r.add_argument("n", type=int, help="positions per scene")
+    r.add_argument("--size", default="1280x720")
+    t = sub.add_parser("train", help="train the pose model (needs torch)")
+    t.add_argument("--seed", type=int, default=7)
+    t.add_argument("--epochs", type=int, default=14)
+    t.add_argument("--out", type=Path, default=None)
+    t.add_argument("--cache", type=Path, default=None, help="keep the extracted patches here (repeated runs)")
+    e = sub.add_parser("eval", help="flat / cocked / on-die calls on held-out pose renders")
+    e.add_argument("--first", type=int, default=POSE_EVAL_SEEDS.start)
+    e.add_argument("--count", type=int, default=50, help="scenes (each with its positions)")
+    e.add_argument("--size", default="1280x720")
+    e.add_argument("--tune", action="store_true", help="tune the thresholds on the validation slice of the training seeds")
+    e.add_argument("--rows", type=Path, default=None, help="write the per-die rows (JSON) here")
+    e.add_argument("--out", type=Path, default=None)
+    args = p.parse_args(argv)
+    if args.what == "render":
+        w, h = (int(v) for v in args.size.split("x"))
+        for s in range(args.first, args.first + args.count):
+            t0 = time.time()
+            render_pose(s, args.n, w, h)
+            print(s, f"{time.time() - t0:.1f}s", flush=True)
+        return 0
+    if args.what == "train":
+        from vision.dice.pose import DIE_POSE_MODEL
+
+        print(train(args.out or DIE_POSE_MODEL, seed=args.seed, epochs=args.epochs, cache=args.cache))
+        return 0
+    from vision.dice.config import DiceConfig
+
+    w, h = (int(v) for v in args.size.split("x"))
+    res: dict[str, Any] = {}
+    if args.tune:
+        rows = [r for r in pose_rows(pose_dir(w, h), range(POSE_TRAIN_SEEDS.start, POSE_TRAIN_SEEDS.stop))
+                if int(r["frame"].split("_")[0]) % 10 == 0]
+        res["tuned_on"] = f"{pose_dir(w, h)} training seeds % 10 == 0 ({len(rows)} dice)"
+        res["tuned"] = tune(rows)
+    seeds = range(args.first, args.first + args.count)
+    if seeds.start not in POSE_EVAL_SEEDS:
+        raise ValueError(f"{args.first} is not a held-out pose seed ({POSE_EVAL_SEEDS})")
+    rows = pose_rows(pose_dir(w, h), seeds)
+    d = DiceConfig()
+    res["held_out"] = f"{pose_dir(w, h)} seeds {seeds.start}-{seeds.stop - 1} ({len({r['frame'] for r in rows})} frames)"
+    res["dice"] = {"n": len(rows), "found": sum(r["found"] for r in rows), "hidden_under_a_die": sum(r["hidden"] for r in rows)}
+    res["config"] = tally(rows, d.cocked_min_probability, d.flat_min_probability, d.on_die_min_probability)
+    if "tuned" in res:
+        tu = res["tuned"]
+        res["tuned_calls"] = tally(rows, tu["cocked_min_probability"], tu["flat_min_probability"], tu["on_die_min_probability"])
+    ms = sorted(r["pose_ms"] for r in rows if r["pose_ms"] is not None)
+    cpu = sorted(r["pose_cpu_ms"] for r in rows if r["pose_cpu_ms"] is not None)
+    res["pose_of_ms_median_per_frame"] = round(ms[len(ms) // 2], 3) if ms else None
+    res["pose_of_cpu_ms_median_per_frame"] = round(cpu[len(cpu) // 2], 3) if cpu else None
+    res["dice_per_frame_found"] = round(sum(r["dice_found"] for r in rows if r["pose_ms"] is not None) / max(1, len(ms)), 2)
+    text = json.dumps(res, indent=2)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n")
+    if args.rows:
+        args.rows.write_text(json.dumps(rows) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rules.position import CHECKERS, Side
+from vision.config import VisionConfig
 from vision.geometry import BoardLayout, LongSide
 from vision.observation import CountReading
 
@@ -43,6 +44,7 @@ OBJECT = 7
 HAND = 8
 """A hand or arm covers the slot: it is not read."""
 OTHER = HAND
+_DEFAULTS = VisionConfig()
 ALTERNATIVES = 3
 """At most this many other readings per region in ``CountReading.alternatives``..."""
 ALTERNATIVE_MIN = 1e-3
@@ -226,6 +228,7 @@ class CheckerReadings:
 def counts_from_slot_probs(
     slots: tuple[Slot, ...], probs: npt.NDArray[np.float32], covered: frozenset[str] = frozenset(),
     hand_max: float = 0.3, layer_error_factor: float = 1.0, neighbour_hand_max: float | None = None,
+    object_weight: float | None = None,
 ) -> CheckerReadings:
     """Turn per-slot class probabilities into counts with confidences, one stack at a time.
 
@@ -235,12 +238,15 @@ def counts_from_slot_probs(
     slots' own best classes mix colours or leave a gap in the stack (the stack model cannot explain
     them), or when the region is covered - or a neighbouring region (``neighbours``) has a slot
     giving "hand" at least ``neighbour_hand_max`` (None: ``hand_max``): a hand covers more than one
-    point, and the slots at the edge of a hand can look like plain checkers.
+    point, and the slots at the edge of a hand can look like plain checkers.  ``neighbour_hand_max``
+    and ``object_weight`` (:func:`stack_posteriors`) default to ``VisionConfig``'s
+    ``slot_neighbour_hand_max`` and ``slot_object_weight``.
 
     Each reading's ``alternatives`` are the decoder's next likeliest hypotheses (posterior, with the
     full-row error weight moved onto them); none for a region a hand may hide.
     """
-    nb_max = hand_max if neighbour_hand_max is None else neighbour_hand_max
+    nb_max = _DEFAULTS.slot_neighbour_hand_max if neighbour_hand_max is None else neighbour_hand_max
+    ow = _DEFAULTS.slot_object_weight if object_weight is None else object_weight
     groups = _region_index(slots)
     probs64 = np.asarray(probs, np.float64)
     # a hand is wider than a point: a region beside one with a hand-like slot is not read either
@@ -251,7 +257,7 @@ def counts_from_slot_probs(
     if all(r in groups for r in pts) and len({len(groups[r]) for r in pts}) == 1:
         # all 24 points at once (same number of slots each)
         block = probs64[np.stack([groups[r] for r in pts])]
-        hyps, post = stack_posteriors(block, (Side.WHITE, Side.BLACK))
+        hyps, post = stack_posteriors(block, (Side.WHITE, Side.BLACK), ow)
         for i, (w, b, c, h) in enumerate(_decide_stacks(block, hyps, post, hand_max)):
             r = pts[i]
             scale = 1.0
@@ -268,10 +274,10 @@ def counts_from_slot_probs(
         if region in readings:
             continue
         if region == "bar":
-            readings[region], h = _read_bar(slots, probs64, ix, hand_max)
+            readings[region], h = _read_bar(slots, probs64, ix, hand_max)  # the cube may hide a bar checker
         else:
             ps = probs64[ix]
-            hyps, post = stack_posteriors(ps[None], (Side.WHITE, Side.BLACK))
+            hyps, post = stack_posteriors(ps[None], (Side.WHITE, Side.BLACK), ow)
             (w, b, conf, h), = _decide_stacks(ps[None], hyps, post, hand_max)
             readings[region] = CountReading(w, b, conf, _alternatives(hyps, post[0]))
         if h:
@@ -297,7 +303,7 @@ def counts_from_slot_probs(
 
 
 def _read_bar(slots: tuple[Slot, ...], probs: npt.NDArray[np.float64], ix: npt.NDArray[np.intp],
-              hand_max: float) -> tuple[CountReading, bool]:
+              hand_max: float, object_weight: float = 1.0) -> tuple[CountReading, bool]:
     """The bar: each side's half decoded on its own (only that side's colour), the joint posterior
     the product of the two; and whether a slot looks like a hand."""
     halves = []
@@ -305,7 +311,7 @@ def _read_bar(slots: tuple[Slot, ...], probs: npt.NDArray[np.float64], ix: npt.N
     conf = 1.0
     for side in Side:
         ps = probs[[i for i in ix if slots[i].side is side]]
-        hyps, post = stack_posteriors(ps[None], (side,))
+        hyps, post = stack_posteriors(ps[None], (side,), object_weight)
         j = int(post[0].argmax())
         c = float(post[0, j])
         if float(ps[:, HAND].max()) >= hand_max or bool((ps.argmax(axis=1) == HAND).any()):
@@ -345,17 +351,18 @@ def _region_index(slots: tuple[Slot, ...]) -> dict[str, npt.NDArray[np.intp]]:
 
 
 def stack_posteriors(ps: npt.NDArray[np.float64], colours: tuple[Side, ...],
-                     object_hides: bool = True, cap: int | None = None) -> tuple[tuple[tuple[Side, int], ...], npt.NDArray[np.float64]]:
+                     object_weight: float = 1.0, cap: int | None = None) -> tuple[tuple[tuple[Side, int], ...], npt.NDArray[np.float64]]:
     """The posterior of every stack hypothesis (``stack_hypotheses``, uniform prior) for many stacks
     with the same number of slots: ``ps`` is (stacks, slots, classes); returns the hypotheses and a
-    (stacks, hypotheses) array whose rows sum to 1.  "object" is no evidence either way
-    (``object_hides``) or counts as empty.  ``cap``: the row capacity (None: the number of slots)."""
+    (stacks, hypotheses) array whose rows sum to 1.  An "object" slot (a die or the cube) counts as
+    empty, and as any checker class with weight ``object_weight`` (1: no evidence either way; 0: empty;
+    the slot model labels a checker with a die on it as the checker, so "object" leans to empty).
+    ``cap``: the row capacity (None: the number of slots)."""
     _, k, _ = ps.shape
     q = np.array(ps[:, :, :OBJECT], np.float64)
-    if object_hides:
-        q += ps[:, :, OBJECT, None]  # a die or the cube may lie on a checker: no evidence either way
-    else:
-        q[:, :, 0] += ps[:, :, OBJECT]
+    q[:, :, 0] += ps[:, :, OBJECT]
+    if object_weight > 0:
+        q[:, :, 1:] += object_weight * ps[:, :, OBJECT, None]
     hyps, cls = stack_hypotheses(k, k if cap is None else cap, colours)
     logq = np.log(np.maximum(q, 1e-12))
     ll = logq[:, np.arange(k)[None, :], cls].sum(axis=2)  # (stacks, hypotheses)
@@ -445,7 +452,7 @@ def decode_stack(ps: npt.NDArray[np.float64], cap: int, colours: tuple[Side, ...
     """
     if len(ps) == 0:
         return 0, 0, 0.0
-    hyps, post = stack_posteriors(ps[None], colours, object_hides, cap)
+    hyps, post = stack_posteriors(ps[None], colours, 1.0 if object_hides else 0.0, cap)
     i = int(post[0].argmax())
     colour, n = hyps[i]
     conf = float(post[0, i])

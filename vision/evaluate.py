@@ -228,7 +228,7 @@ def evaluate_rendered(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
     }
 
 
-def unsure_cause(region: str, probs: Any, slots: Any, hand_max: float) -> str:
+def unsure_cause(region: str, probs: Any, slots: Any, hand_max: float, neighbour_hand_max: float) -> str:
     """Why a region's reading is not confident: "hand" (one of its slots looks like a hand),
     "neighbour_hand" (a slot of a neighbouring region does), "contradiction" (its slots' best classes
     mix colours or leave a gap), else "posterior" (the decoder's posterior is below the threshold,
@@ -239,7 +239,7 @@ def unsure_cause(region: str, probs: Any, slots: Any, hand_max: float) -> str:
     ps = probs[groups[region]]
     if float(ps[:, HAND].max()) >= hand_max or bool((ps.argmax(axis=1) == HAND).any()):
         return "hand"
-    if any(float(probs[groups[n], HAND].max()) >= hand_max for n in neighbours(region) if n in groups):
+    if any(float(probs[groups[n], HAND].max()) >= neighbour_hand_max for n in neighbours(region) if n in groups):
         return "neighbour_hand"
     if region == "bar":
         if any(_argmax_doubt(probs[[i for i in groups[region] if slots[i].side is sd]], sd)
@@ -292,7 +292,8 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
         img = r.image()
         t0 = time.process_time()
         probs = clf.probabilities(sampler.patches(img), cfg.slot_temperature)
-        rd = counts_from_slot_probs(sampler.slots, probs, frozenset(), cfg.slot_hand_max, cfg.slot_layer_error_factor)
+        rd = counts_from_slot_probs(sampler.slots, probs, frozenset(), cfg.slot_hand_max, cfg.slot_layer_error_factor,
+                                    cfg.slot_neighbour_hand_max, cfg.slot_object_weight)
         cpu_ms.append((time.process_time() - t0) * 1000)
         c = t["counts"]
         cov = set(t["hands"]["covered"])
@@ -321,7 +322,7 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
                 if g.confidence >= th:
                     errors.append(f"{seed}: {name} read {g.white}W {g.black}B at {g.confidence}, truth {want}")
             if g.confidence < th:
-                causes[unsure_cause(name, probs, sampler.slots, cfg.slot_hand_max)] += 1
+                causes[unsure_cause(name, probs, sampler.slots, cfg.slot_hand_max, cfg.slot_neighbour_hand_max)] += 1
             if g.confidence > 0:
                 alts = {(w, b): p for w, b, p in g.alternatives}
                 truth_prob.append(g.confidence if ok else alts.get(want, 0.0))

@@ -323,3 +323,16 @@ def test_full_row_alternatives_carry_the_layer_error_weight() -> None:
     assert strict.alternatives and strict.alternatives[0][:2] == (6, 0)
     total = strict.confidence + sum(p for _, _, p in strict.alternatives)
     assert 0.99 < total <= 1.0 + 1e-6
+
+
+def test_an_object_on_a_point_leans_to_empty() -> None:
+    """The slot model labels a checker with a die on it as the checker, so an "object" slot is weak
+    evidence of an empty slot (``object_weight``); at 1 it is no evidence and the count is a coin toss."""
+    labels = slot_labels(LAYOUT, SLOTS, [(1, 0)] + [(0, 0)] * 23, (0, 0))
+    k1 = next(i for i, s in enumerate(SLOTS) if s.region == "p1" and s.index == 1)
+    labels[k1] = OBJECT
+    probs = _onehot(labels, 0.999)
+    blind = counts_from_slot_probs(SLOTS, probs, object_weight=1.0).points[0]
+    assert blind.confidence < 0.6 and {(blind.white, blind.black), blind.alternatives[0][:2]} == {(1, 0), (2, 0)}
+    lean = counts_from_slot_probs(SLOTS, probs, object_weight=0.01).points[0]
+    assert (lean.white, lean.black) == (1, 0) and lean.confidence > 0.98

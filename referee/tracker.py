@@ -454,9 +454,17 @@ def _patched(board: Board, sc: Scene, cfg: LikelihoodConfig) -> Board | None:
             changed = True
     if not changed:
         return None
-    if sum(w for w, _ in out) != 15 or sum(b for _, b in out) != 15 or any(w and b for w, b in out[:25]):
-        return None
+    if not _whole(out):  # the checkers the sure regions gained or lost are where the unsure ones read them
+        out = [(r.white, r.black) if (r.white, r.black) != board[i] else board[i] for i, r in enumerate(sc.readings)]
+        if not _whole(out):
+            return None
     return tuple(out)
+
+
+def _whole(board: Sequence[tuple[int, int]]) -> bool:
+    """15 checkers a side, no point shared."""
+    return (sum(w for w, _ in board) == 15 and sum(b for _, b in board) == 15
+            and not any(w and b for w, b in board[:25]))
 
 
 def _near(d: SeenDie, places: Sequence[tuple[float, float]], mm: float) -> bool:
@@ -722,7 +730,14 @@ class Tracker:
 
     # ------------------------------------------------------------------ the cube
     def _cube(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        before = self.state
         out = self._cube_events(sc, seq, t)
+        st = self.state
+        if (self.config.judge is not None and st.known and st.hold is None and st.fix is None
+                and before.cube_law == (before.cube_face, before.cube_where)):
+            # every play so far judged sure, and the cube was read where the laws have it: whose turn it
+            # is and what the cube shows are as the laws have them -- the action is judged as seen
+            return out
         if self.config.infer_missed_dice:
             # real vision: whose turn it is rests on throws that may have been inferred, and a face can
             # be misread: cube actions are applied (the cube's value stays on record) but never called
@@ -890,7 +905,8 @@ class Tracker:
                     # so whose throw this is (and so which table is his) is unsure: ask, never accuse
                     throw = [replace(e, unsure=True, note="the board changed since the last play on record: "
                                      "whose throw this is is unsure") for e in throw]
-                elif cfg.infer_missed_dice:
+                elif cfg.infer_missed_dice and not (cfg.judge is not None and s.known and s.hold is None
+                                                    and s.fix is None and all(d.sure for d in thrown)):
                     # real vision places dice and follows turns too loosely to call a void throw (measured:
                     # a wrong-table call during a cocked-die throw in 297 turns): the players check
                     throw = [replace(e, unsure=True, note="the throw looks void (where the dice rest): "
@@ -935,6 +951,7 @@ class Tracker:
             faces = (*read, 0, 0)[:2]
         else:
             faces = (dice[0].face or 1, dice[1].face or 1)
+        given = start
         # the play starts from the board the laws have when this reading is unsure
         if start is None:
             start = sc.board if sc.sure or s.sent is None else s.sent
@@ -944,8 +961,8 @@ class Tracker:
             # the likelihood judge plays from the board the laws have -- unless regions read surely now
             # contradict it (the laws lost step with the game): then from that board, patched by what is
             # read surely (the play then resynchronises the laws, asking the players to check)
-            patched = _patched(s.sent, sc, self.config.judge) if start is None else None
-            start = s.sent if start is None else start
+            patched = _patched(s.sent, sc, self.config.judge) if given is None else None
+            start = s.sent if given is None else given
             if patched is not None:  # (only a scene of dice just landed shows the board before the play)
                 start, known = patched, False
             start_sure = not guess and known and s.fix is None
@@ -989,8 +1006,15 @@ class Tracker:
         out: list[Emitted] = []
         final = s.board if s.board is not None else sc.board
         conf_board = sc.board
-        if self.config.judge is not None and s.start is not None and not sc.dice and not s.early:
-            return self._lifted_judged(sc, seq, t)
+        if self.config.judge is not None and s.start is not None:
+            out = self._lifted_judged(sc, seq, t, hold=not sc.dice and not s.early)
+            if self.state.turn is turn or self.state.phase is not Phase.TO_THROW:
+                return out  # taken back unplayed (the same player throws again), or the game is over
+            early = [d for d in sc.dice if _near(d, s.other_xy, self.config.same_die_mm)]
+            if len(early) >= 2:  # the opponent's premature throw lies there: it is his throw
+                self._start_play(early[:2], sc, seq, guess=s.early_guess)
+                self.state = replace(self.state, early=not s.early_guess, early_guess=False)
+            return out
         if (s.guess and self.config.judge is not None and s.start is not None and len(s.dice_xy) == 2
                 and 0 not in s.dice):
             # both faces read (when they landed or while the play went on): the throw and its play
@@ -1103,7 +1127,7 @@ class Tracker:
         return [Emitted(PositionObserved(j.play.after, t=t), seq, j.doubtful, unsure=not sure,
                         note="" if sure else f"unsure reading resolved to the likeliest legal play (p={j.posterior:.3f})")]
 
-    def _lifted_judged(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+    def _lifted_judged(self, sc: Scene, seq: int, t: float, *, hold: bool = True) -> list[Emitted]:
         """The dice are lifted (nothing else on the board): judge the play by likelihood.  Sure, or
         illegal: on record now.  Unsure: held (``TrackerState.hold``) and judged again on every look until
         the next throw, so a correction or a better look decides what goes on record."""
@@ -1122,7 +1146,7 @@ class Tracker:
         if j.unplayed:  # taken back unplayed (a void throw): it never reaches the laws; he throws again
             self.state = replace(s, dice=None, dice_xy=(), guess=False, phase=Phase.TO_THROW, move=s.move - 1)
             return []
-        if j.kind is JudgementKind.UNSURE:
+        if j.kind is JudgementKind.UNSURE and hold:
             self.state = replace(s, phase=Phase.TO_THROW, turn=turn.opponent, dice=None, dice_xy=(), guess=False,
                                  hold=(turn.letter, s.start, s.dice), hold_throw=s.guess, stale_xy=())
             self._looks = [sc.readings]
@@ -1154,7 +1178,8 @@ class Tracker:
                                note="the board the laws had was not the game's: put in step, please check" if resync
                                else "" if sure else f"the likeliest legal play (p={j.posterior:.3f}): please check"))
             self.state = replace(s, sent=j.board, known=sure and j.fits)
-        out.append(Emitted(DiceLifted(turn, t=t), seq, unsure=resync))
+        # the laws judge the play when the dice are lifted: never an accusation on an unsure board
+        out.append(Emitted(DiceLifted(turn, t=t), seq, unsure=resync or not sure))
         final = self.state.sent or j.board
         over = final[25][0] == 15 or final[26][1] == 15
         self.state = replace(self.state, phase=Phase.GAME_OVER if over else Phase.TO_THROW, turn=turn.opponent,

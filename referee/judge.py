@@ -276,11 +276,13 @@ def illegal_boards(before: Position, dice: Dice, plays: LegalPlays) -> dict[Boar
 
 
 def judge_play(before: Position, dice: Dice | tuple[int, int], looks: Sequence[Look],
-               cfg: LikelihoodConfig | None = None, *, allow_illegal: bool = True) -> Judgement:
+               cfg: LikelihoodConfig | None = None, *, allow_illegal: bool = True,
+               exclude: frozenset[Board] = frozenset()) -> Judgement:
     """Which board after ``dice`` from ``before`` the looks show (module doc).
 
     With ``allow_illegal=False`` (the throw or the start is not known for sure) the illegal boards
-    still take their share of the posterior, but the verdict is never ``ILLEGAL``.
+    still take their share of the posterior, but the verdict is never ``ILLEGAL``.  ``exclude``: boards
+    known not to be the one looked at (the board it was corrected to).
     """
     cfg = cfg or LikelihoodConfig()
     d = dice if isinstance(dice, Dice) else Dice(*dice)
@@ -288,8 +290,11 @@ def judge_play(before: Position, dice: Dice | tuple[int, int], looks: Sequence[L
     cache: dict[tuple[int, tuple[int, int]], float] = {}
     legal: dict[Board, Play] = {}
     for p in plays:
-        legal.setdefault(_board_of(p.after), p)
-    illegal = illegal_boards(before, d, plays)
+        if _board_of(p.after) not in exclude:
+            legal.setdefault(_board_of(p.after), p)
+    illegal = {b: k for b, k in illegal_boards(before, d, plays).items() if b not in exclude}
+    if not legal:
+        return Judgement(JudgementKind.UNSURE, _board_of(before), None, 0.0, 0.0)
     scored: list[tuple[float, Board, bool]] = []
     log_prior_ill = math.log(cfg.illegal_prior)
     for b in legal:

@@ -441,6 +441,16 @@ def _seen_die(d: DieReading, cfg: TrackerConfig) -> SeenDie:
                    d.owner, edge, face_sure)
 
 
+def _roll_of(play: Play) -> tuple[int, int] | None:
+    """The throw a play of both dice shows (None when it shows fewer than two different dice)."""
+    used = play.dice_used
+    if len(used) == 4:
+        return used[0], used[0]
+    if len(used) == 2:
+        return max(used), min(used)
+    return None
+
+
 def _patched(board: Board, sc: Scene, cfg: LikelihoodConfig) -> Board | None:
     """``board`` with the regions ``sc`` reads surely (calibrated ``fit_p``) and differently put as read,
     if that makes a whole board (15 checkers a side, no point shared); None if nothing differs or it does not."""
@@ -546,9 +556,11 @@ class Tracker:
         out: list[Emitted] = []
         if self.state.hold is not None:
             cube = sc.cube is not None and sc.cube[0] is not None and sc.cube[0] != self.state.cube_face
-            if not sc.dice and not cube and self._look(sc):
-                self.state = replace(self.state, board=sc.board, board_sure=sc.sure)
-                return out
+            if not sc.dice and not cube:
+                fits, called = self._look(sc, seq, t)
+                if fits:
+                    self.state = replace(self.state, board=sc.board, board_sure=sc.sure)
+                    return out + called
             out += self._release(seq, t)
         s = self.state
         if s.phase is Phase.SETUP or s.phase is Phase.GAME_OVER:
@@ -1186,8 +1198,9 @@ class Tracker:
                              dice=None, dice_xy=(), guess=False, hold=None)
         return out
 
-    def _look(self, sc: Scene) -> bool:
-        """Another look at a held play's board; False when it cannot be one (release the play first)."""
+    def _look(self, sc: Scene, seq: int, t: float) -> tuple[bool, list[Emitted]]:
+        """Another look at a held play's board: (it can be one -- else release the play first, the
+        events of an illegal play shown by its correction)."""
         s = self.state
         cfg = self.config.judge
         assert s.hold is not None and cfg is not None
@@ -1204,11 +1217,39 @@ class Tracker:
             else:
                 _, j = judge_throw(before, dice, [sc.readings], cfg)
             if not j.fits or j.unplayed:
-                return False
+                return False, []
+            called = self._corrected_illegal(before, dice, j, sc, seq, t)
             self._looks = [sc.readings]
-            return True
+            return True, called
         self._looks = [*self._looks[-5:], sc.readings]
-        return True
+        return True, []
+
+    def _corrected_illegal(self, before: Position, dice: tuple[int, int], now: Any, sc: Scene, seq: int,
+                           t: float) -> list[Emitted]:
+        """The held board was changed, with no throw, into a legal play read surely: the board the dice were
+        lifted on was not that play.  If it was an illegal one (referee.judge, the corrected board ruled
+        out), the play is called now and the correction follows it; otherwise nothing (still held)."""
+        s = self.state
+        cfg = self.config.judge
+        assert s.hold is not None and cfg is not None
+        if now.kind is not JudgementKind.LEGAL or now.play is None or s.fix is not None or s.hold[1] != s.sent:
+            return []  # (a play from a board the laws do not have is never called)
+        roll = dice if 0 not in dice else _roll_of(now.play)
+        if roll is None:
+            return []
+        old = judge_play(before, roll, self._looks, cfg, exclude=frozenset({now.board}))
+        if old.kind is not JudgementKind.ILLEGAL:
+            return []
+        mover = _side(s.hold[0])
+        out = [Emitted(DiceThrown(mover, (DieThrow(roll[0]), DieThrow(roll[1])), t=t), seq,
+                       note="the throw read from the corrected play")] if s.hold_throw else []
+        out += [Emitted(PositionObserved(position_of(old.board, mover.opponent), t=t), seq,
+                        _changed_points(board_of(before), old.board),
+                        note=f"the dice were lifted on an illegal play ({old.label}; corrected since)"),
+                Emitted(DiceLifted(mover, t=t), seq),
+                Emitted(PositionObserved(now.play.after, t=t), seq, note="the illegal play corrected")]
+        self.state = replace(s, hold=None, hold_throw=False, sent=now.board, known=True, fix=None)
+        return out
 
     def _release(self, seq: int, t: float) -> list[Emitted]:
         """The held play goes on record, judged on every look at it."""

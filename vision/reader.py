@@ -56,6 +56,9 @@ class BoardReader:
         self.slots = SlotClassifier(slot_model)
         default_numeral()  # the cube model, loaded now rather than on the first frame
         self._state: dict[int, _ProfileState] = {}
+        self.last_cpu_ms: tuple[tuple[str, float], ...] = ()
+        """CPU milliseconds per stage of the last full reading (and "assemble": building the
+        observation); wall-clock times are in the observation's ``timings_ms``."""
 
     def _for(self, profile: Any) -> _ProfileState:
         st = self._state.get(id(profile))
@@ -100,26 +103,46 @@ class BoardReader:
     def _full(self, image: npt.NDArray[np.uint8], profile: Any, seq: int, t: float, covered: frozenset[str],
               st: _ProfileState) -> BoardObservation:
         cfg = self.config
-        timings: list[tuple[str, float]] = []
-        t0 = time.perf_counter()
+        clock = _StageClock()
         patches = st.sampler.patches(image)
         probs = self.slots.probabilities(patches, cfg.slot_temperature)
         checkers: CheckerReadings = counts_from_slot_probs(st.sampler.slots, probs, covered, cfg.slot_hand_max,
                                                                cfg.slot_layer_error_factor)
-        t1 = time.perf_counter()
-        timings.append(("checkers", round((t1 - t0) * 1000, 3)))
+        clock.lap("checkers")
         dice: tuple[DieReading, ...] = read_dice(image, profile, self.faces, cfg, st.dice)
-        t2 = time.perf_counter()
-        timings.append(("dice", round((t2 - t1) * 1000, 3)))
+        clock.lap("dice")
         cube: CubeReading | None = read_cube(image, st.cube, cfg)
-        t3 = time.perf_counter()
-        timings.append(("cube", round((t3 - t2) * 1000, 3)))
+        clock.lap("cube")
         readings = (*checkers.points, checkers.bar, *checkers.trays)
         confident = not covered and min(r.confidence for r in readings) >= cfg.count_min_confidence
-        return BoardObservation(
+        obs = BoardObservation(
             seq=seq, t=t, points=checkers.points, bar=checkers.bar, trays=checkers.trays, dice=dice, cube=cube,
-            still=True, covered=covered, confident=confident, timings_ms=tuple(timings),
+            still=True, covered=covered, confident=confident, timings_ms=clock.wall(),
         )
+        clock.lap("assemble")
+        self.last_cpu_ms = clock.cpu()
+        return obs
+
+
+class _StageClock:
+    """Wall and CPU time (``time.process_time``: what this process spent, less disturbed by other
+    jobs on a shared machine) of consecutive stages of one reading."""
+
+    def __init__(self) -> None:
+        self._laps: list[tuple[str, float, float]] = []
+        self._wall = time.perf_counter()
+        self._cpu = time.process_time()
+
+    def lap(self, name: str) -> None:
+        w, c = time.perf_counter(), time.process_time()
+        self._laps.append((name, (w - self._wall) * 1000, (c - self._cpu) * 1000))
+        self._wall, self._cpu = w, c
+
+    def wall(self) -> tuple[tuple[str, float], ...]:
+        return tuple((n, round(w, 3)) for n, w, _ in self._laps)
+
+    def cpu(self) -> tuple[tuple[str, float], ...]:
+        return tuple((n, round(c, 3)) for n, _, c in self._laps)
 
 
 def _blank(seq: int, t: float) -> BoardObservation:

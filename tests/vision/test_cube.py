@@ -171,3 +171,73 @@ def test_painted_faces_in_every_turn() -> None:
                 right += 1
                 assert abs((r.rotation_deg - rotation + 180) % 360 - 180) < 10, (face, rotation, r)
     assert right >= 20
+
+
+def _top_and_sides(n: int, center: tuple[float, float], side: float, angle: float, smear: tuple[float, float],
+                   seed: int = 0) -> np.ndarray:
+    """A view on the plane of a cube's top: a dark tray, the cube's light top (a ``side`` square at
+    ``angle`` degrees centred on ``center``) and its shaded side faces smeared beside it by ``smear``
+    (px), as an oblique camera shows them; with a little noise."""
+    img = np.full((n, n), 60.0, np.float32)
+    t = math.radians(angle)
+    eu, ev = np.array([math.cos(t), math.sin(t)]), np.array([-math.sin(t), math.cos(t)])
+    h = side / 2
+    c = np.asarray(center)
+    quad = np.array([c - eu * h - ev * h, c + eu * h - ev * h, c + eu * h + ev * h, c - eu * h + ev * h])
+    # the sides: the top's square swept by the smear, drawn first (the top covers its own part)
+    for k in np.linspace(0, 1, 12):
+        cv2.fillConvexPoly(img, np.round(quad + np.asarray(smear) * k).astype(np.int32), 150.0)
+    cv2.fillConvexPoly(img, np.round(quad).astype(np.int32), 215.0)
+    return img + np.random.default_rng(seed).normal(0, 3, img.shape).astype(np.float32)
+
+
+@pytest.mark.parametrize(("angle", "smear", "start"), [
+    (0.0, (0.0, 12.0), (3.0, 6.0)),     # sides seen below the top: the blob's centre is off the top's
+    (20.0, (-10.0, 4.0), (-5.0, 2.0)),
+    (65.0, (6.0, -9.0), (4.0, -4.0)),
+    (45.0, (0.0, 0.0), (-6.0, -5.0)),   # seen from straight above: only the start is off
+])
+def test_refine_center_finds_the_top_face(angle: float, smear: tuple[float, float], start: tuple[float, float]) -> None:
+    from vision.cube import refine_center
+
+    n, side, c = 120, 25.0, (60.0, 58.0)
+    img = _top_and_sides(n, c, side, angle, smear)
+    x, y = refine_center(img, c[0] + start[0], c[1] + start[1], angle, side)
+    assert math.hypot(x - c[0], y - c[1]) <= 1.5, (x, y)
+
+
+def test_refine_center_stays_within_reach() -> None:
+    from vision.cube import refine_center
+
+    img = _top_and_sides(120, (60.0, 60.0), 25.0, 0.0, (0.0, 0.0))
+    x, y = refine_center(img, 30.0, 60.0, 0.0, 25.0, reach=0.45)  # the top is 30 px (1.2 sides) away
+    assert math.hypot(x - 30.0, y - 60.0) <= 0.45 * 25 * math.sqrt(2) + 1e-6
+
+
+def test_crop_spec_travels_with_the_model(tmp_path: Path) -> None:
+    from vision.cube import CropSpec
+
+    model = tmp_path / "m.onnx"
+    assert CropSpec.of_model(model) == CropSpec()  # no record: the crop of the first models
+    spec = CropSpec(patch=40, sides=1.5, refine=True)
+    model.with_suffix(".train.json").write_text(json.dumps({"seed": 1, "crop": spec.to_dict()}))
+    assert CropSpec.of_model(model) == spec
+    if CUBE_MODEL.is_file():  # the committed model reads crops as its training cut them
+        rec = json.loads(CUBE_MODEL.with_suffix(".train.json").read_text())
+        num = default_numeral()
+        assert num is not None and num.crop == (CropSpec(**rec["crop"]) if "crop" in rec else CropSpec())
+        assert num.session.get_inputs()[0].shape[-1] == num.crop.patch
+
+
+@pytest.mark.parametrize("seed", [900006, 900023])
+def test_colour_frame_reads_like_grey(seed: int) -> None:
+    """The reader passes the BGR frame (the cube stage converts only its small views and crops):
+    the same cube as from the grey frame."""
+    gray, prof, truth = _frame(seed)
+    bgr = np.asarray(cv2.imread(str(DATA / f"board_{seed}.jpg"), cv2.IMREAD_COLOR), np.uint8)
+    sampler = CubeSampler(prof)
+    a, b = read_cube(bgr, sampler, CubeConfig()), read_cube(gray, sampler, CubeConfig())
+    assert a is not None and b is not None
+    assert (a.position, a.face) == (b.position, b.face)
+    assert a.position.value == truth["cube"]["position"]
+    assert abs((a.rotation_deg - b.rotation_deg + 45) % 90 - 45) < 3

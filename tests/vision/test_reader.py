@@ -113,3 +113,32 @@ def test_cli_read_missing_profile(tmp_path: Path, capsys: pytest.CaptureFixture[
     rc = main(["vision", "read", str(DATA / "board_900023.jpg"), "--profile", str(tmp_path / "none.json")])
     assert rc == 2
     assert "none.json" in capsys.readouterr().err
+
+
+def test_hand_resting_on_the_board_is_never_read() -> None:
+    """A hand comes in over a point after a full reading and rests there without moving: no full
+    reading runs while it is there, the point under it reads with confidence 0, nothing is confident;
+    once it is gone the board is read in full again."""
+    img, _, prof = _load(SEEDS[0])
+    rd = BoardReader(VisionConfig(still_frames=2))
+    before = [rd.read(Frame(img, i / 30, i), prof) for i in range(4)]
+    assert before[-1].still and any("checkers" in dict(o.timings_ms) for o in before)
+    x, y = (int(v) for v in prof.board_to_image(np.array([prof.layout.stack_slots(13, 2)]))[0])
+    hand = img.copy()
+    hand[y - 70:y + 70, x - 45:x + 45] = (120, 150, 210)  # a skin tone (BGR)
+    for i in range(4, 12):
+        obs = rd.read(Frame(hand, i / 30, i), prof)
+        assert not obs.still and not obs.confident and obs.position(Side.WHITE) is None
+        assert "p13" in obs.covered and obs.reading("p13").confidence == 0.0
+        assert set(dict(obs.timings_ms)) == {"gate"}  # the gate only: no reading of the covered frame
+    after = [rd.read(Frame(img, i / 30, i), prof) for i in range(12, 16)]
+    assert after[-1].still and "p13" not in after[-1].covered
+    assert any("checkers" in dict(o.timings_ms) for o in after)
+
+
+def test_stage_cpu_times_are_recorded(reader: BoardReader) -> None:
+    img, _, prof = _load(SEEDS[1])
+    obs = reader.read_image(img, prof)
+    cpu = dict(reader.last_cpu_ms)
+    assert set(cpu) == {"checkers", "dice", "cube", "assemble"} and min(cpu.values()) >= 0.0
+    assert set(dict(obs.timings_ms)) == {"checkers", "dice", "cube"}

@@ -71,9 +71,9 @@ POSITIONS = {"train": ("middle", "white", "black"), "heldout": ("middle", "white
 """The cube positions each set draws from."""
 OLD_CROP = CropSpec()
 """The crop of the 2026-11-21 model (48 px, 1.8 sides, windows unrefined)."""
-NEW_CROP = CropSpec(patch=40, sides=1.5, refine=True)
+NEW_CROP = CropSpec(patch=48, sides=1.5, refine=True, search_ppm=0.75)
 """The crop of models trained from 2026-11-22: windows re-centred on the top face, so a tighter
-crop (1.5 sides instead of 1.8) at the same pixels per cube side in a smaller input (40 instead of 48)."""
+crop (1.5 sides instead of 1.8: 32 px per cube side instead of 27), and a cheaper search (0.75 px/mm)."""
 
 
 def set_dir(name: str) -> Path:
@@ -183,7 +183,7 @@ def samples_of_frame(png: Path, truth: dict[str, Any], image: npt.NDArray[np.uin
 
 
 def collect(name: str, seed: int, negatives: int = 1, cameras: int | None = None,
-            refine: bool = False) -> list[CubeSample]:
+            crop: CropSpec = OLD_CROP) -> list[CubeSample]:
     rng = random.Random(seed)
     cfg = CubeConfig()
     out: list[CubeSample] = []
@@ -194,9 +194,9 @@ def collect(name: str, seed: int, negatives: int = 1, cameras: int | None = None
         key = json.dumps(truth["camera"], sort_keys=True) + json.dumps(truth["board"], sort_keys=True)
         if key not in samplers:
             samplers.clear()
-            samplers[key] = CubeSampler(profile_for(truth))
+            samplers[key] = CubeSampler(profile_for(truth), crop.search_ppm)
         out.extend(samples_of_frame(png, truth, load_image(png), samplers[key], cfg, rng, negatives,
-                                    refine=refine))
+                                    refine=crop.refine))
     return out
 
 
@@ -275,9 +275,9 @@ def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negat
     random.seed(seed)
     np.random.seed(seed)
     t0 = time.time()
-    samples = collect("train", seed, negatives, cameras, crop.refine)
+    samples = collect("train", seed, negatives, cameras, crop)
     if side_cameras:
-        samples += collect("side_train", seed + 1, negatives, side_cameras, crop.refine)
+        samples += collect("side_train", seed + 1, negatives, side_cameras, crop)
     counts = Counter(CUBE_CLASSES[s.label][0] for s in samples)
     n_neg = sum(1 for s in samples if s.label == 0)
     neg_copies = max(1, round(copies * (len(samples) - n_neg) / max(n_neg, 1) / 4))
@@ -379,7 +379,7 @@ def evaluate_set(name: str = "heldout", model: Path | None = None,
             continue
         k = json.dumps(truth["camera"], sort_keys=True) + json.dumps(truth["board"], sort_keys=True)
         if sampler is None or k != key:
-            sampler, key = CubeSampler(profile_for(truth)), k
+            sampler, key = CubeSampler(profile_for(truth), numeral.crop.search_ppm), k
         raw = read_cube(load_image(png), sampler, raw_cfg, numeral)  # the BGR frame, as vision.reader passes it
         res["n"] += 1
         tallies = (res["per_face"].setdefault(str(tc["face"]), {"n": 0, "right": 0, "wrong": 0, "unsure": 0}),

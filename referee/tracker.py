@@ -838,7 +838,15 @@ class Tracker:
                     out.append(Emitted(ev, seq, unsure=True, note="dice thrown early, faces unread: please check"))
                     self.state = replace(self.state, early_guess=True)
                 else:
-                    out += self._throw_event(turn.opponent, fresh[:2], seq, t)
+                    early = self._throw_event(turn.opponent, fresh[:2], seq, t)
+                    st = self.state
+                    placed = (all(self._owner_by_place(d) is turn.opponent for d in fresh[:2])
+                              and bool(mover_dice) and all(self._owner_by_place(d) is turn for d in mover_dice))
+                    if cfg.judge is not None and not placed and not (st.known and st.fix is None):
+                        # whose play is in progress rests on plays not judged surely, and the dice do not
+                        # show it either (each pair in its thrower's right-hand table): asked, not called
+                        early = [replace(e, unsure=True, note="dice thrown early? please check") for e in early]
+                    out += early
                 self.state = replace(self.state, other_xy=tuple((d.x, d.y) for d in fresh[:2]))
             if lifted and s.early and sc.board == s.start:
                 # an early throw lifted untouched: either it stood and could not be played (the turn
@@ -1175,8 +1183,8 @@ class Tracker:
         resync = s.sent is not None and start != s.sent  # the laws have another board: they are put in step
         note = "where the dice rest taken as valid" if dice_read else \
             f"the throw {a}{b} inferred from the play (p={j.posterior:.3f})"
-        out = [Emitted(DiceThrown(turn, (DieThrow(a), DieThrow(b)), t=t), seq, unsure=not sure and not dice_read,
-                       note=note)] if throw else []
+        out = [Emitted(DiceThrown(turn, (DieThrow(a), DieThrow(b)), t=t), seq,
+                       unsure=(not sure and not dice_read) or not s.known or resync, note=note)] if throw else []
         if j.kind is JudgementKind.ILLEGAL:
             out.append(Emitted(PositionObserved(position_of(j.board, turn.opponent), t=t), seq,
                                _changed_points(start, j.board),

@@ -256,7 +256,8 @@ class Session:
         """Keep the tracker's idea of whose turn it is in line with the laws."""
         m = self.machine
         st = self.tracker.state
-        if m.on_roll is not None and m.phase is Phase.TURN and st.turn is not m.on_roll and st.dice is None:
+        if (m.on_roll is not None and m.phase is Phase.TURN and st.turn is not m.on_roll and st.dice is None
+                and st.hold is None):  # (a play the tracker still holds has not reached the laws yet)
             self.tracker.state = replace(st, turn=m.on_roll)
 
     def _write(self, kind: str, data: dict[str, Any]) -> None:

@@ -1166,7 +1166,9 @@ class Tracker:
         if j.unplayed:  # taken back unplayed (a void throw): it never reaches the laws; he throws again
             self.state = replace(s, dice=None, dice_xy=(), guess=False, phase=Phase.TO_THROW, move=s.move - 1)
             return []
-        if j.kind is JudgementKind.UNSURE and hold:
+        if hold and (j.kind is JudgementKind.UNSURE or not known):
+            # (a throw not read whole is held too: with a die unread, an illegal play of one roll is a legal
+            # play of another, and only a correction before the next throw tells them apart)
             self.state = replace(s, phase=Phase.TO_THROW, turn=turn.opponent, dice=None, dice_xy=(), guess=False,
                                  hold=(turn.letter, s.start, s.dice), hold_throw=s.guess, stale_xy=())
             self._looks = [sc.readings]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from referee.judge import LikelihoodConfig
 from referee.session import Session, SessionInfo, presented
-from referee.tracker import Emitted, Tracker, TrackerConfig, board_of, infer_throw, setup_agreement
+from referee.tracker import Emitted, Tracker, TrackerConfig, TrackerState, board_of, infer_throw, setup_agreement
 from rules.laws.events import DiceLifted, DiceThrown, GameSetUp, OpeningDieThrown, PositionObserved
 from rules.laws.verdicts import VerdictKind
 from rules.notation import parse_play
@@ -268,3 +268,56 @@ def test_a_confident_illegal_play_from_a_start_not_known_for_sure_is_never_calle
     assert ses.stats.infractions == 0
     po = [j for j in ses.judged if isinstance(j.emitted.event, PositionObserved)][-1]
     assert po.emitted.unsure  # the likeliest legal play, the players asked
+
+
+# ---------------------------------------------------------------------- the likelihood judge in the tracker
+def test_a_die_left_unplayed_read_surely_is_called_at_the_lift() -> None:
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    b = (die(6, Area.LEFT_TABLE, B_SPOTS[0]), die(4, Area.LEFT_TABLE, B_SPOTS[1]))
+    half = Position.from_points({k: v for k, v in enumerate(p1.white) if v and 0 < k < 25},
+                                {**{k: v for k, v in enumerate(p1.black) if v and 0 < k < 25}, 24: 1, 18: 1})
+    s.show(p1, b).show(half, b).show(half)  # only the 6 played (24/18), the dice lifted
+    ses = session_run(s)
+    codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+    assert codes == [("incomplete-play", Side.BLACK)]
+
+
+def test_an_illegal_play_with_a_die_unread_is_called_when_it_is_corrected() -> None:
+    """Only the 6 is read: 24/18 13/8 could be a legal 6-5.  The board is then changed, with no throw,
+    into 24/18 13/9 (a legal 6-4 read surely): the lifted board was an illegal play of 6-4."""
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    seen = (die(6, Area.LEFT_TABLE, B_SPOTS[0]),)
+    bad = after(p1, (6, 5), "24/18 13/8")
+    good = after(p1, (6, 4), "24/18 13/9")
+    s.show(p1, seen).show(bad, seen).show(bad).show(good)
+    s.show(good, (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.RIGHT_TABLE, W_SPOTS[1])))
+    ses = session_run(s)
+    codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+    assert codes == [("illegal-play", Side.BLACK)]
+    throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
+    assert any(t.player is Side.BLACK and sorted(t.values) == [4, 6] for t in throws)
+    assert ses.machine.match_record().games[0].actions[-1].play == "24/18 13/9"  # the correction on record
+
+
+def test_a_throw_taken_back_unplayed_never_reaches_the_laws() -> None:
+    """BLACK's dice land, are picked up with nothing played (a void throw the camera could not tell),
+    and are thrown again: one throw on record, no infraction."""
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    s.show(p1, (die(6, Area.LEFT_TABLE, B_SPOTS[0]), unread(die(2, Area.LEFT_TABLE, B_SPOTS[1])))).show(p1)
+    b = (die(6, Area.LEFT_TABLE, B_SPOTS[0]), die(4, Area.LEFT_TABLE, B_SPOTS[1]))
+    p2 = after(p1, (6, 4), "24/18 13/9")
+    s.show(p1, b).show(p2, b).show(p2)
+    ses = session_run(s)
+    assert ses.stats.infractions == 0
+    throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
+    assert [(t.player, sorted(t.values)) for t in throws] == [(Side.BLACK, [4, 6])]
+    assert ses.machine.position == p2
+
+
+def test_a_held_play_survives_a_journal_round_trip() -> None:
+    state = replace(Tracker(REAL).state, hold=("B", board_of(START), (6, 0)), hold_throw=True, known=False,
+                    fix=(board_of(START), (6, 4), "B"))
+    assert TrackerState.from_json(state.to_json()) == state

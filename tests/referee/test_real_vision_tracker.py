@@ -13,7 +13,15 @@ from pathlib import Path
 
 from referee.judge import LikelihoodConfig
 from referee.session import Session, SessionInfo, presented
-from referee.tracker import Emitted, Tracker, TrackerConfig, TrackerState, board_of, infer_throw, setup_agreement
+from referee.tracker import (
+    Emitted,
+    Tracker,
+    TrackerConfig,
+    TrackerState,
+    board_of,
+    infer_throw,
+    setup_agreement,
+)
 from rules.laws.events import DiceLifted, DiceThrown, GameSetUp, OpeningDieThrown, PositionObserved
 from rules.laws.verdicts import VerdictKind
 from rules.notation import parse_play

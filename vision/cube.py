@@ -151,7 +151,7 @@ class CubeSampler:
     def __init__(self, profile: Any, ppm: float | None = None) -> None:
         """``ppm``: pixels per mm of the search views; None: the installed model's ``search_ppm``
         (its windows were found at that resolution), 1.0 without a model.  0.75 (models from
-        2026-11-22, windows then re-centred at 1 px/mm by ``refine_blob``): on training frames
+        2026-11-22, windows then re-centred at 1 px/mm by ``refine_blobs``): on training frames
         600100-600129 (240), the cube among the 4 best windows in 240 at 1 and 0.75 px/mm, 238 at
         0.5; the best window the cube's in 95 % / 97 % / 92 %; the search 0.55x the cost of 1 px/mm."""
         if ppm is None:
@@ -262,8 +262,8 @@ def find_cube_candidates(image: npt.NDArray[Any], sampler: CubeSampler,
             score[max(0, y - sup):y + sup + 1, max(0, x - sup):x + sup + 1] = 0
     found.sort(key=lambda b: -b.contrast)
     if refine:
-        found[: cfg.model_candidates] = [refine_blob(image, sampler.profile, b, cfg.refine_reach)
-                                         for b in found[: cfg.model_candidates]]
+        found[: cfg.model_candidates] = refine_blobs(image, sampler.profile, found[: cfg.model_candidates],
+                                                     cfg.refine_reach)
     return found
 
 
@@ -271,21 +271,24 @@ REFINE_PPM = 1.0
 """Pixels per mm of the local view a window is re-centred on (finer than the search)."""
 
 
-def refine_blob(image: npt.NDArray[Any], profile: Any, blob: CubeBlob, reach: float = 0.45) -> CubeBlob:
-    """``blob`` re-centred on the cube's top face (:func:`refine_center`) in a local view of the top's
-    plane at ``REFINE_PPM``, cut from the frame aligned with the window's edges."""
-    side_px = blob.side_mm * REFINE_PPM
+def refine_blobs(image: npt.NDArray[Any], profile: Any, blobs: list[CubeBlob], reach: float = 0.45) -> list[CubeBlob]:
+    """``blobs`` re-centred on the cube's top face (:func:`refine_center`), each in a local view of
+    the top's plane at ``REFINE_PPM`` cut from the frame aligned with the window's edges."""
+    if not blobs:
+        return []
+    side_px = blobs[0].side_mm * REFINE_PPM
     k = max(3, round(side_px))
     n = 2 * (max(1, round(reach * side_px)) + k - k // 2 + 2) + 1
-    view = cube_patches(image, profile, [blob], n, n / side_px)[0].astype(np.float32)
     c0 = (n - 1) / 2
-    u, v = refine_center(view, c0, c0, 0.0, side_px, reach)
-    # view columns run along the edge direction, rows against its perpendicular (cube_patch)
-    t = math.radians(blob.rotation_deg)
-    du, dv = (u - c0) / REFINE_PPM, (v - c0) / REFINE_PPM
-    x = blob.center_mm[0] + math.cos(t) * du + math.sin(t) * dv
-    y = blob.center_mm[1] + math.sin(t) * du - math.cos(t) * dv
-    return replace(blob, center_mm=(x, y))
+    out = []
+    for blob, view in zip(blobs, cube_patches(image, profile, blobs, n, n / side_px), strict=True):
+        u, v = refine_center(view.astype(np.float32), c0, c0, 0.0, side_px, reach)
+        # view columns run along the edge direction, rows against its perpendicular (cube_patch)
+        t = math.radians(blob.rotation_deg)
+        du, dv = (u - c0) / REFINE_PPM, (v - c0) / REFINE_PPM
+        out.append(replace(blob, center_mm=(blob.center_mm[0] + math.cos(t) * du + math.sin(t) * dv,
+                                            blob.center_mm[1] + math.sin(t) * du - math.cos(t) * dv)))
+    return out
 
 
 def _edge_angle(gx: npt.NDArray[Any], gy: npt.NDArray[Any], mag: npt.NDArray[Any], x: int, y: int, r: int) -> float:

@@ -250,23 +250,29 @@ def build_arrays(samples: list[CubeSample], copies: int, neg_copies: int, seed: 
 
 
 # ---------------------------------------------------------------------- model and training
-def make_model() -> Any:
+WIDTHS = (8, 16, 32, 64)
+"""Channels of the four conv blocks (the 2026-11-21 model: 12, 24, 48, 64; half the compute now)."""
+
+
+def make_model(widths: tuple[int, ...] = WIDTHS) -> Any:
     import torch.nn as tnn
 
     def block(i: int, o: int) -> list[tnn.Module]:
         return [tnn.Conv2d(i, o, 3, padding=1, bias=False), tnn.BatchNorm2d(o), tnn.ReLU()]
 
+    a, b, c, d = widths
     return tnn.Sequential(
-        *block(1, 12), tnn.MaxPool2d(2),  # 24
-        *block(12, 24), tnn.MaxPool2d(2),  # 12
-        *block(24, 48), tnn.MaxPool2d(2),  # 6
-        *block(48, 64),
-        tnn.AdaptiveAvgPool2d(2), tnn.Flatten(), tnn.Dropout(0.1), tnn.Linear(64 * 4, len(CUBE_CLASSES)),
+        *block(1, a), tnn.MaxPool2d(2),  # 24
+        *block(a, b), tnn.MaxPool2d(2),  # 12
+        *block(b, c), tnn.MaxPool2d(2),  # 6
+        *block(c, d),
+        tnn.AdaptiveAvgPool2d(2), tnn.Flatten(), tnn.Dropout(0.1), tnn.Linear(d * 4, len(CUBE_CLASSES)),
     )
 
 
 def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negatives: int = 1,
-          cameras: int | None = 100, side_cameras: int = 0, crop: CropSpec = NEW_CROP) -> dict[str, object]:
+          cameras: int | None = 100, side_cameras: int = 0, crop: CropSpec = NEW_CROP,
+          widths: tuple[int, ...] = WIDTHS) -> dict[str, object]:
     import torch
     from torch import nn
 
@@ -283,7 +289,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negat
     neg_copies = max(1, round(copies * (len(samples) - n_neg) / max(n_neg, 1) / 4))
     x, y = build_arrays(samples, copies, neg_copies, seed, crop)
     print(f"samples {dict(sorted(counts.items()))} -> {len(y)} crops in {time.time() - t0:.0f}s", flush=True)
-    model = make_model()
+    model = make_model(widths)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     steps = epochs * math.ceil(len(yt) / 128)
@@ -330,6 +336,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negat
         "cameras": cameras,
         "side_cameras": side_cameras,
         "crop": crop.to_dict(),
+        "widths": list(widths),
         "seconds": round(time.time() - t0),
         "torch": torch.__version__,
     }
@@ -463,6 +470,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--side-cameras", type=int, default=0, help="also the first N cameras of side_train")
     t.add_argument("--copies", type=int, default=12)
     t.add_argument("--old-crop", action="store_true", help="the crop of the 2026-11-21 model (48 px, 1.8 sides, unrefined)")
+    t.add_argument("--widths", default=",".join(map(str, WIDTHS)), help="channels of the 4 conv blocks")
     t.add_argument("--out", type=Path, default=None)
     e = sub.add_parser("eval", help="read the held-out cube set")
     e.add_argument("--set", default="heldout", choices=[*sorted(SETS), "frames"],
@@ -497,7 +505,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.what in (None, "train"):
         a = args if args.what else t.parse_args([])
         print(train(a.out or CUBE_MODEL, seed=a.seed, epochs=a.epochs, copies=a.copies, cameras=a.cameras,
-                    side_cameras=a.side_cameras, crop=OLD_CROP if a.old_crop else NEW_CROP))
+                    side_cameras=a.side_cameras, crop=OLD_CROP if a.old_crop else NEW_CROP,
+                    widths=tuple(int(w) for w in a.widths.split(","))))
         return 0
     return 2
 

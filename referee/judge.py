@@ -101,8 +101,9 @@ class LikelihoodConfig:
     illegal_prior: float = 0.02  # prior of each named illegal board against 1 for each legal play
     legal_margin: float = 0.98  # posterior of the best legal play to take it as sure
     illegal_margin: float = 0.995  # posterior of the best illegal board to call it
-    illegal_max_legal: float = 1e-4  # the legal plays together must hold less than this to call
+    illegal_max_legal: float = 1e-2  # the legal plays together must hold less than this to call
     fit_p: float = 0.99  # a sure or illegal board must agree with every region whose reading is this likely right
+    kind_doubt: float = 0.001  # an unclear illegal board is called only if this little of it is of the other kind
     support_p: float = 0.7  # an illegal board's changed regions must each be read this likely right (seen moved)
     unplayed_prior: float = 0.05  # prior of "nothing was played" (a void throw picked up) for an unread throw
 
@@ -323,6 +324,14 @@ def judge_play(before: Position, dice: Dice | tuple[int, int], looks: Sequence[L
             and _supported(best_any[1], _board_of(before), looks, cfg)):
         b = best_any[1]
         return Judgement(JudgementKind.ILLEGAL, b, None, best_any[0], legal_mass, doubtful(b), illegal[b], True)
+    if allow_illegal and not best_any[2] and legal_mass < cfg.illegal_max_legal and _fits(best_any[1], looks, cfg):
+        # which illegal board is not clear, but every likely one is the same kind of fault (a die left
+        # unplayed, or a play no die allows): the laws name it the same whichever it is
+        ill = 1.0 - legal_mass
+        partial = sum(p for p, b, is_legal in post if not is_legal and illegal[b] == "incomplete")
+        if min(partial, ill - partial) <= cfg.kind_doubt * ill:
+            b = best_any[1]
+            return Judgement(JudgementKind.ILLEGAL, b, None, best_any[0], legal_mass, doubtful(b), illegal[b], True)
     pb, b, _ = best_legal
     fits = _fits(b, looks, cfg)
     kind = JudgementKind.LEGAL if pb >= cfg.legal_margin and fits else JudgementKind.UNSURE

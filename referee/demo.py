@@ -275,6 +275,7 @@ def run_demo(args: argparse.Namespace) -> dict[str, Any]:
             stats = run_loop(frames_noting_still(), vision, session, live=False, on_tick=view.tick)
         finally:
             view.close(stats)
+        session.flush()  # the video has ended: a play the tracker still holds goes on record
         written = export_match(session, out_dir)
         session.note("end", reason=stats.ended, processed=stats.processed, exports=[str(p) for p in written])
         with contextlib.suppress(Exception):

@@ -55,6 +55,7 @@ __all__ = [
     "Look",
     "board_logp",
     "calibrated",
+    "fits_board",
     "illegal_boards",
     "judge_play",
     "judge_throw",
@@ -358,6 +359,11 @@ def _supported(board: Board, start: Board, looks: Sequence[Look], cfg: Likelihoo
     changed = [i for i in range(len(board)) if board[i] != start[i]]
     return all(any((look[i].white, look[i].black) == board[i] and calibrated(look[i], cfg) >= cfg.support_p
                    for look in looks) for i in changed)
+
+
+def fits_board(board: Board, looks: Sequence[Look], cfg: LikelihoodConfig) -> bool:
+    """``board`` agrees with every region whose reading is at least ``fit_p`` likely right, in every look."""
+    return _fits(board, looks, cfg)
 
 
 def _fits(board: Board, looks: Sequence[Look], cfg: LikelihoodConfig) -> bool:

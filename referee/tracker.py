@@ -34,7 +34,15 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from referee.judge import JudgementKind, LikelihoodConfig, calibrated, judge_play, judge_throw
+from referee.judge import (
+    JudgementKind,
+    LikelihoodConfig,
+    board_logp,
+    calibrated,
+    fits_board,
+    judge_play,
+    judge_throw,
+)
 from rules.dice import Dice
 from rules.laws.events import (
     CubeBeavered,
@@ -706,6 +714,8 @@ class Tracker:
         s = self.state
         start = s.start or STARTING_BOARD
         read = {_side(side): face for side, face, _, _ in s.opening if face}
+        if self.config.judge is not None:
+            return self._opening_judged(sc, seq, t, start, read)
         best: tuple[float, Side, tuple[int, int], Play] | None = None
         nearest: tuple[float, Side, tuple[int, int], Play] | None = None
         for opener in (Side.WHITE, Side.BLACK):
@@ -738,6 +748,48 @@ class Tracker:
         self.state = replace(s, phase=Phase.TO_THROW, turn=opener.opponent, dice=None, dice_xy=(), opening=(),
                              start=start, sent=board_of(play.after), move=1, stale_xy=(), guess=False,
                              known=False)
+        return out
+
+    def _opening_judged(self, sc: Scene, seq: int, t: float, start: Board, read: dict[Side, int]) -> list[Emitted]:
+        """The opening throw inferred from the opening play by likelihood (referee.judge): every opener and
+        pair of different dice agreeing with the faces read, every legal play of each; sure when one
+        (opener, dice, play) holds ``legal_margin`` of the posterior and agrees with every sure region."""
+        cfg = self.config.judge
+        assert cfg is not None
+        cache: dict[tuple[int, tuple[int, int]], float] = {}
+        scored: list[tuple[float, Side, tuple[int, int], Play]] = []
+        for opener in (Side.WHITE, Side.BLACK):
+            before = position_of(start, opener)
+            for a in range(2, 7):
+                for b in range(1, a):
+                    if read.get(opener, a) != a or read.get(opener.opponent, b) != b:
+                        continue
+                    seen: set[Board] = set()
+                    for play in legal_plays(before, Dice(a, b)):
+                        board = board_of(play.after)
+                        if board not in seen:
+                            seen.add(board)
+                            scored.append((board_logp(board, [sc.readings], cfg, cache), opener, (a, b), play))
+        if not scored:
+            return []
+        top = max(x[0] for x in scored)
+        z = sum(math.exp(x[0] - top) for x in scored)
+        lp, opener, (a, b), play = max(scored, key=lambda x: x[0])
+        post = math.exp(lp - top) / z
+        board = board_of(play.after)
+        sure = post >= cfg.legal_margin and fits_board(board, [sc.readings], cfg)
+        doubtful = () if sure else tuple(i + 1 for i in range(24) if sc.board[i] != board[i]
+                                         or calibrated(sc.readings[i], cfg) < cfg.fit_p)
+        out: list[Emitted] = []
+        for side, v in ((opener, a), (opener.opponent, b)):
+            if side not in read:
+                out.append(Emitted(OpeningDieThrown(side, DieThrow(v), t=t), seq, unsure=not sure,
+                                   note=f"opening die not read: {v}, inferred from the opening play (p={post:.3f})"))
+        out.append(Emitted(PositionObserved(play.after, t=t), seq, doubtful, unsure=not sure,
+                           note="" if sure else f"the likeliest opening play (p={post:.3f}): please check"))
+        out.append(Emitted(DiceLifted(opener, t=t), seq, unsure=not sure))
+        self.state = replace(self.state, phase=Phase.TO_THROW, turn=opener.opponent, dice=None, dice_xy=(),
+                             opening=(), start=start, sent=board, move=1, stale_xy=(), guess=False, known=sure)
         return out
 
     # ------------------------------------------------------------------ the cube

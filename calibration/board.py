@@ -389,7 +389,7 @@ def _outline_from(quad: FloatArray, inner_mm: FloatArray, spec: BoardSpec) -> Fl
 
 
 def _fit_hypothesis(image: Image, lab: npt.NDArray[np.float32], corners: FloatArray, cam: CameraModel,
-                    spec: BoardSpec) -> tuple[float, CalibrationProfile, float, float] | None:
+                    spec: BoardSpec, cfg: CalibrationConfig) -> tuple[float, CalibrationProfile, float, float] | None:
     from calibration.model import fit_pose
 
     prof = _make_profile(corners, cam, spec)
@@ -483,6 +483,64 @@ def _focal_restarts(image: Image, lab: npt.NDArray[np.float32], prof: Calibratio
     return prof, score, support
 
 
+def outline_polish(lab: npt.NDArray[np.float32], prof: CalibrationProfile, support: float, free_lens: bool,
+                   cfg: CalibrationConfig) -> tuple[CalibrationProfile, float]:
+    """The final fit, kept when it explains the board's edges better (else ``prof`` and ``support`` back).
+
+    All four outer top edges (also where the frame's outer wall shows below them) and the points' sides
+    pin the pose and lens; every table / tray rim line keeps its direction and curvature but gets its own
+    offset (``cfg.hole_offset_px``).  The result replaces ``prof`` when it lowers the edge cost judged the
+    same way (:func:`calibration.model.fit_cost` with ``hole_offsets`` and ``walled_outer``) by
+    ``cfg.outline_polish_margin``: without that evidence (a wall whose top edge shows no contrast, so its
+    foot is taken instead) the rims' positions are what pins the fit, and the previous fit is kept.
+
+    On rendered boards the rims' colour edges sit up to ~2.5 px off their geometric place (the inlay line
+    around each table, the rail's cast shadow), the same way along each line, while the outer edges and
+    the points' painted sides lie where the geometry puts them (measured at the true pose); a fit that
+    trusts the rims' positions follows their bias, by several pixels on dark boards.
+    """
+    from calibration.model import fit_cost, fit_pose
+
+    def cost(p: CalibrationProfile) -> float:
+        return fit_cost(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), tol_px=cfg.focal_restart_tol_px,
+                        hole_offsets=True, walled_outer=True)
+
+    try:
+        fit = fit_pose(lab, prof.camera, prof.spec, np.asarray(prof.rvec), np.asarray(prof.tvec), free_lens=free_lens,
+                       searches=cfg.outline_polish_searches, hole_offset_px=cfg.hole_offset_px, walled_outer=True)
+        cam_out = fit.camera.with_distortion(fit.camera.dist, "edges") if free_lens else fit.camera
+        out = CalibrationProfile.from_pose(cam_out, prof.spec, fit.rvec, fit.tvec, reprojection_px=fit.rms_px,
+                                           corner_confidence=fit.support)
+    except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
+        return prof, support
+    if cost(out) <= cost(prof) - cfg.outline_polish_margin:
+        return out, fit.support
+    return prof, support
+
+
+def refine_manual_fit(image: Image, corners: FloatArray, camera: CameraModel, spec: BoardSpec,
+                      cfg: CalibrationConfig) -> tuple[CalibrationProfile, float]:
+    """Four corners given by hand -> the full board model fitted from them (outer edges -> every edge of the
+    board -> the outline polish), as the automatic path fits its winner.  Raises :class:`CalibrationError`
+    when the frame's edges near the corners are not clear."""
+    from calibration.model import fit_pose
+
+    refined, _ = refine_outline(image, corners, cfg, search_px=cfg.edge_search_px)
+    box = fit_model(image, refined, camera, spec, cfg)
+    lab = smoothed_lab(image)
+    free = camera.source == "default"
+    try:
+        fit = fit_pose(lab, box.camera, spec, box.rvec, box.tvec, free_lens=free, searches=(8.0, 5.0, 3.0, 2.5))
+    except (ValueError, cv2.error, np.linalg.LinAlgError) as exc:
+        raise BoardNotFound(f"the board's edges near the given corners do not fit: {exc}") from None
+    cam_out = fit.camera.with_distortion(fit.camera.dist, "edges") if free else fit.camera
+    prof = CalibrationProfile.from_pose(cam_out, spec, fit.rvec, fit.tvec, reprojection_px=fit.rms_px,
+                                        corner_confidence=fit.support, method="manual")
+    if cfg.outline_polish:
+        return outline_polish(lab, prof, fit.support, free, cfg)
+    return prof, fit.support
+
+
 def find_board(
     image: Image,
     spec: BoardSpec | None,
@@ -528,13 +586,14 @@ def find_board(
     best: tuple[float, CalibrationProfile, float, float] | None = None
     tried: list[FloatArray] = []
     for _sc, c in scored:
-        if len(tried) >= cfg.max_fits:
+        if len(tried) >= cfg.max_fits and (len(tried) >= cfg.max_fits_extra or
+                                           (best is not None and best[3] >= cfg.fit_support_ok)):
             break
         if any(np.abs(c - t).max() < 0.01 * w for t in tried):
             continue
         tried.append(c)
         for sp in specs:
-            res = _fit_hypothesis(image, lab, c, cam, sp)
+            res = _fit_hypothesis(image, lab, c, cam, sp, cfg)
             if res is not None and (best is None or res[0] > best[0]):
                 best = res
     if best is None or best[2] < cfg.min_pattern_score:
@@ -547,6 +606,10 @@ def find_board(
     prof, support = _polish(lab, prof, support, cam.source == "default", cfg)
     if cam.source == "default" and cfg.focal_restarts:
         prof, score, support = _focal_restarts(image, lab, prof, score, support, cfg)
+    if cfg.outline_polish:
+        polished, support = outline_polish(lab, prof, support, cam.source == "default", cfg)
+        if polished is not prof:
+            prof, score = polished, pattern_score(image, polished)
     conf = max(0.0, min(1.0, support * math.exp(-prof.quality.reprojection_px / 1.5)))
     return BoardFit(prof.corners_px, score, conf, (), prof.camera, prof)
 

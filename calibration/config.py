@@ -29,6 +29,12 @@ class CalibrationConfig:
     max_candidates: int = 24
     """At most this many candidate quadrilaterals are verified."""
     max_fits: int = 3
+    max_fits_extra: int = 8
+    fit_support_ok: float = 0.7
+    """... and while the best fit so far explains less than this fraction of its edge samples
+    (:attr:`calibration.model.PoseFit.support`; right fits 0.75-0.8, wrong placements 0.4-0.55), further
+    placements are fitted, up to ``max_fits_extra`` (on two held-out scenes the right placement ranked
+    fourth by the points' pattern)."""
     """At most this many distinct candidate placements are fitted with the full board model."""
     focal_restarts: tuple[float, ...] = (0.75, 0.9, 1.1, 1.3)
     """Uncalibrated camera: the winning fit is re-started through these multiples of its focal length
@@ -48,6 +54,16 @@ class CalibrationConfig:
     line_offset_polish: bool = True
     """The winning fit is polished once more with a free offset per board line and the better of the two
     (by :func:`calibration.model.fit_cost`) is kept (:func:`calibration.board._polish`)."""
+    outline_polish: bool = True
+    """The winning fit is fitted a last time on the outer top edges (all four) and the points' sides, with the
+    tables' and trays' rim lines offset-free (:func:`calibration.board.outline_polish`)."""
+    outline_polish_searches: tuple[float, ...] = (5.0, 3.0, 2.5)
+    outline_polish_margin: float = 0.005
+    """... and kept when it lowers the edge cost with the rims' own offsets removed by this much (on the
+    tuning scenes the polish lowered it by 0.009-0.09 where it fixed a biased fit; on synthetic boards whose
+    walls show no top edge it raised it)."""
+    hole_offset_px: float | None = 3.0
+    """Prior spread (px at 1920 wide) of each table / tray rim line's own offset in that last fit."""
     min_pattern_score: float = 0.35
     """Minimum triangle-pattern contrast score for a candidate to count as a board."""
     # --- sub-pixel refinement of the outline

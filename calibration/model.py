@@ -31,6 +31,9 @@ LabImage = npt.NDArray[np.float32]
 SKIP_WALLED = True
 TRIANGLE_SEARCH_PX = 8.0
 """The points' sides join the fit once the search window (px at 1920 wide) is this narrow."""
+WALLED_OUTER_REACH = 0.25
+"""An outer top edge with its wall showing below it (``walled_outer``) is searched on the rail-top side and
+this fraction of the wall's height down it (the wall's foot, often the stronger edge, stays out of reach)."""
 OUTER_FOOT_MM = -12.0
 """Assumed depth of the table under the board's outer wall, only to decide whether that wall shows."""
 
@@ -114,9 +117,13 @@ def observe(
 
 def observe_lines(
     lab: LabImage, K: FloatArray, dist: FloatArray, rvec: FloatArray, tvec: FloatArray, spec: BoardSpec,
-    search: float, step_mm: float = 6.0, segments: tuple[Segment, ...] | None = None,
+    search: float, step_mm: float = 6.0, segments: tuple[Segment, ...] | None = None, walled_outer: bool = False,
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, npt.NDArray[np.int64], int]:
-    """:func:`observe`, plus the index (into ``segments``) of the line each observation belongs to."""
+    """:func:`observe`, plus the index (into ``segments``) of the line each observation belongs to.
+
+    ``walled_outer``: also the outer top edges whose wall shows below them (searched on the rail-top side
+    and half-way down the wall; by default those lines are left out)."""
+    use_walled = walled_outer
     segs = segments if segments is not None else model_segments(spec)
     h = spec.rail_height_mm
     A, U, OUT, T, FL, IDX = [], [], [], [], [], []
@@ -149,10 +156,13 @@ def observe_lines(
     wall = -np.sum((pf - pr) * u, axis=1)  # > 0: the foot shows beyond the rim, on the low side
     use_foot = ((~outer) & (wall > 0.7)) | flat
     walled_outer = outer & (wall > 0.7)
-    keep = ~walled_outer if SKIP_WALLED else np.ones(len(outer), bool)
+    keep = np.ones(len(outer), bool)
+    if SKIP_WALLED and not use_walled:
+        keep &= ~walled_outer
     centre = np.where(use_foot[:, None], pf, pr)
     hi = np.where(use_foot & ~flat, np.minimum(search, np.maximum(0.5, wall * 0.5)), search)
-    lo = np.where(walled_outer, -np.minimum(search, np.maximum(0.5, wall * 0.5)), -search)
+    lo = np.where(walled_outer, -np.minimum(search, np.maximum(0.5, wall * (WALLED_OUTER_REACH if use_walled else 0.5))),
+                  -search)
     steps = np.arange(-search, search + 0.25, 0.5)
     grid = centre[:, None, :] + steps[None, :, None] * u[:, None, :]
     mx, my = grid[..., 0].astype(np.float32), grid[..., 1].astype(np.float32)
@@ -205,7 +215,8 @@ def edge_support(lab: LabImage, camera: CameraModel, spec: BoardSpec, rvec: Floa
 
 
 def fit_cost(lab: LabImage, camera: CameraModel, spec: BoardSpec, rvec: FloatArray, tvec: FloatArray, *,
-             tol_px: float = 1.0, search_px: float = 4.0) -> float:
+             tol_px: float = 1.0, search_px: float = 4.0, hole_offsets: bool = False, walled_outer: bool = False
+             ) -> float:
     """0..1, lower is better: how far the board's edges lie from where the pose predicts them.
 
     Every edge of the fit (the outer outline where its wall is hidden, the rims or wall feet of the
@@ -216,13 +227,20 @@ def fit_cost(lab: LabImage, camera: CameraModel, spec: BoardSpec, rvec: FloatArr
     fraction, it tells apart two placements that both lie within a pixel of most edges (a focal
     length / distance trade-off), and unlike the fit's own residuals it also judges samples the fit
     rejected.  Distances are in px at 1920 wide (scaled with the image).
+
+    ``hole_offsets``: each rim / wall-foot line of the tables and trays is judged after removing its
+    own median offset (an inlay line, a bevel or the rail's cast shadow moves the colour edge of a
+    hole by up to ~2.5 px the same way along its whole length; such a line still judges the fit's
+    direction and curvature, but not its position), as :func:`fit_pose` with ``hole_offset_px``
+    fits them.  The outer outline and the points' sides, painted or cut exactly, count as they lie.
     """
     scale = camera.width / 1920.0
     tol, search = max(0.5, tol_px * scale), max(2.0, search_px * scale)
     rvec, tvec = np.asarray(rvec, np.float64).ravel(), np.asarray(tvec, np.float64).ravel()
     K, dist = camera.matrix, camera.dist_array
     segs = model_segments(spec) + triangle_segments(spec)
-    obs, P, T, strength, n_try = observe(lab, K, dist, rvec, tvec, spec, search, segments=segs)
+    obs, P, T, strength, line, n_try = observe_lines(lab, K, dist, rvec, tvec, spec, search, segments=segs,
+                                                     walled_outer=walled_outer)
     if n_try == 0 or len(obs) == 0:
         return 1.0
     m = len(P)
@@ -230,7 +248,14 @@ def fit_cost(lab: LabImage, camera: CameraModel, spec: BoardSpec, rvec: FloatArr
     d = proj[1] - proj[0]
     d /= np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
     e = obs - proj[0]
-    r = np.abs(e[:, 0] * d[:, 1] - e[:, 1] * d[:, 0])[strength > 1.0]
+    rs = e[:, 0] * d[:, 1] - e[:, 1] * d[:, 0]
+    ok = strength > 1.0
+    if hole_offsets:
+        for i, sg in enumerate(segs):
+            k = ok & (line == i)
+            if not (sg.outer or sg.flat) and k.sum() >= 3:
+                rs[line == i] -= float(np.median(rs[k]))
+    r = np.abs(rs)[ok]
     return float((np.sum(np.minimum(r, tol) ** 2) / tol**2 + (n_try - len(r))) / n_try)
 
 
@@ -245,6 +270,9 @@ def _params_camera(cam: CameraModel, p: FloatArray, free: bool) -> tuple[FloatAr
 LINE_OFFSET_SIGMA_PX = 0.6
 """Prior spread (px at 1920 wide) of a line's systematic offset when :func:`fit_pose` estimates them
 (the final polish of :func:`calibration.board.find_board`)."""
+HOLE_OFFSET_SIGMA_PX = 3.0
+"""Prior spread (px at 1920 wide) of the offset of a table's or tray's rim / wall-foot line (inlay lines,
+bevels and the rail's cast shadow move those colour edges by up to ~2.5 px on rendered boards)."""
 LINE_OFFSET_SEARCH_PX = 5.0
 """Line offsets are estimated once the search window (px at 1920 wide) is this narrow."""
 
@@ -270,7 +298,8 @@ def _residuals(p: FloatArray, cam: CameraModel, obs: FloatArray, P: FloatArray, 
 def fit_pose(
     lab: LabImage, camera: CameraModel, spec: BoardSpec, rvec: FloatArray, tvec: FloatArray, *,
     free_lens: bool | None = None, searches: tuple[float, ...] = (24.0, 14.0, 8.0, 5.0, 3.0, 2.5),
-    use_triangles: bool = True, line_offset_px: float | None = None,
+    use_triangles: bool = True, line_offset_px: float | None = None, hole_offset_px: float | None = None,
+    walled_outer: bool = False,
 ) -> PoseFit:
     """Refine ``rvec``/``tvec`` (and the lens of a default camera) to the board's edges in ``lab``.
 
@@ -297,6 +326,11 @@ def fit_pose(
     scale_px = camera.width / 1920.0
     segs = model_segments(spec)
     segs_fine = segs + triangle_segments(spec) if use_triangles else segs
+    # prior spread of each line's offset (px at 1920 wide; inf: no offset for that line)
+    seg_sig = np.array([
+        (hole_offset_px if hole_offset_px is not None else line_offset_px) if not (sg.outer or sg.flat)
+        else line_offset_px for sg in segs_fine], dtype=object)
+    seg_sig = np.array([1e-3 if v is None else float(v) for v in seg_sig])
     n_par = 11 if free else 6
     obs = np.zeros((0, 2))
     n_try = 1
@@ -304,7 +338,8 @@ def fit_pose(
         search = max(1.5, s * scale_px)
         K, dist = _params_camera(camera, p, free)
         obs, P, T, strength, line, n_try = observe_lines(
-            lab, K, dist, p[:3], p[3:6], spec, search, segments=segs_fine if s <= TRIANGLE_SEARCH_PX else segs)
+            lab, K, dist, p[:3], p[3:6], spec, search, segments=segs_fine if s <= TRIANGLE_SEARCH_PX else segs,
+            walled_outer=walled_outer)
         strong = strength > max(1e-3, 0.25 * float(np.median(strength))) if len(strength) else strength > 0
         obs, P, T, line = obs[strong], P[strong], T[strong], line[strong]
         if len(obs) < 30:
@@ -313,11 +348,11 @@ def fit_pose(
         npar = n_par if lens else 6
         m = len(obs)
         # per-line offsets (fine stages): columns after the camera's, a prior row each
-        use_off = line_offset_px is not None and s <= LINE_OFFSET_SEARCH_PX
+        use_off = bool((seg_sig > 1e-3).any()) and s <= LINE_OFFSET_SEARCH_PX
         ids, li = np.unique(line, return_inverse=True) if use_off else (np.zeros(0, np.int64), np.zeros(m, np.int64))
         n_off = len(ids)
         off = np.zeros(n_off)
-        sig_off = (line_offset_px or 1.0) * scale_px
+        sig_off = seg_sig[ids] * scale_px if n_off else np.ones(0)
         for _it in range(6 if not use_off else 8):
             r = _residuals(p, camera, obs, P, T, lens, prior0)
             if n_off:

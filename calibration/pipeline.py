@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from calibration.appearance import learn_appearance
 from calibration.aruco import find_marker_corners
-from calibration.board import BoardFit, find_board, fit_model, pattern_score, refine_outline
+from calibration.board import BoardFit, find_board, pattern_score, refine_manual_fit
 from calibration.camera import CameraModel
 from calibration.config import CalibrationConfig
 from calibration.errors import CalibrationError, SeatsUndecided
@@ -68,11 +68,10 @@ def calibrate_frame(
         conf = 1.0
         if refine_manual:
             try:
-                refined, _ = refine_outline(image, c, cfg, search_px=cfg.edge_search_px)
-                model = fit_model(image, refined, cam, given, cfg)
-                if float(np.abs(model.corners_px - c).max()) <= 2 * cfg.edge_search_px:
-                    c, cam = model.corners_px, model.camera
-                    conf = model.support
+                fitted, support = refine_manual_fit(image, c, cam, given, cfg)
+                if float(np.abs(np.asarray(fitted.corners_px) - c).max()) <= 2 * cfg.edge_search_px:
+                    c, cam = np.asarray(fitted.corners_px, dtype=np.float64), fitted.camera
+                    conf = support
                     notes.append("manual corners refined to the frame's edges")
             except CalibrationError:
                 notes.append("manual corners used as given (no clear edges near them)")

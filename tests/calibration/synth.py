@@ -1,7 +1,8 @@
 """A small synthetic board renderer for calibration tests (flat textures warped by a known pose).
 
 Not the project's simulator (vision/sim): just enough to test the maths and the board finder with
-exactly known geometry, fast.  The frame top is drawn at the rail height, the field at z = 0.
+exactly known geometry, fast.  The frame, bar and dividers are drawn at the rail height, the tables and
+tray columns at z = 0, with shaded walls between (the board model of :mod:`calibration.model`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ class Style:
     white: tuple[int, int, int] = (225, 240, 245)
     black: tuple[int, int, int] = (35, 30, 30)
     table: tuple[int, int, int] = (70, 110, 60)
+    wall_shade: float = 0.6
+    """Brightness of the walls (rail colour in shade) relative to the rail top."""
 
 
 def look_at_pose(spec: BoardSpec, tilt_deg: float, yaw_deg: float, distance_mm: float,
@@ -110,12 +113,16 @@ def render(
     def H(z: float) -> np.ndarray:
         return K @ np.column_stack([R[:, 0], R[:, 1], t + z * R[:, 2]]) @ S
 
-    f = layout.field()
-    field_mask = np.zeros(tex.shape[:2], np.uint8)
-    cv2.rectangle(field_mask, (int(f.x0 * ppm), int(f.y0 * ppm)), (int(f.x1 * ppm) - 1, int(f.y1 * ppm) - 1), 255, -1)
-    rail_mask = 255 - field_mask
-    for z, m in ((0.0, np.full_like(field_mask, 255)), (s.rail_height_mm, rail_mask)):
-        warped = cv2.warpPerspective(tex, H(z), (w, h), flags=cv2.INTER_AREA)
+    # the holes (both tables, both tray columns) lie at z = 0; the frame, bar and dividers stand at the rail
+    # height.  Their walls are the rail's colour in shade (the z = 0 layer under every raised part, darker),
+    # so a wall that faces the camera shows between a rim and the floor, as on a real board
+    hole_mask = np.zeros(tex.shape[:2], np.uint8)
+    for r in layout.holes():
+        cv2.rectangle(hole_mask, (int(r.x0 * ppm), int(r.y0 * ppm)), (int(r.x1 * ppm) - 1, int(r.y1 * ppm) - 1), 255, -1)
+    rail_mask = 255 - hole_mask
+    walls = np.where(rail_mask[..., None] > 0, (tex * style.wall_shade).astype(np.uint8), tex)
+    for z, m, layer in ((0.0, np.full_like(hole_mask, 255), walls), (s.rail_height_mm, rail_mask, tex)):
+        warped = cv2.warpPerspective(layer, H(z), (w, h), flags=cv2.INTER_AREA)
         wm = cv2.warpPerspective(m, H(z), (w, h), flags=cv2.INTER_LINEAR).astype(np.float32)[..., None] / 255.0
         img = (img * (1 - wm) + warped * wm).astype(np.uint8)
     img = np.clip(img.astype(np.int16) + rng.normal(0, noise, img.shape).astype(np.int16), 0, 255).astype(np.uint8)

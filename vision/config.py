@@ -34,19 +34,23 @@ class VisionConfig:
     """A count (the joint posterior of its stack, ``checkers.decode_stack``) below this confidence is
     unsure, and makes the observation not confident.  Chosen on validation seeds 900000-900039: the
     lowest value with no confident-wrong stack there (0.98 still let 5-vs-6 stacks through)."""
-    slot_layer_error_factor: float = 10.0
+    slot_layer_error_factor: float = 30.0
     """A point read as a full row or more (5+ on a tournament board) has its error probability
     (1 - confidence) multiplied by this: the slot model's typical confident error is a missed
-    second-layer checker (6 read as 5).  Chosen on the held-out training frames and validation seeds
-    (10: no confident-wrong region there at 0.99)."""
+    second-layer checker (6 read as 5).  Chosen on the held-out training frames (seed % 10 == 0) and
+    validation seeds 900000-900039 with the session-3 slot model (30: no confident-wrong region on
+    either at 0.99; 10 let two tall stacks through)."""
     slot_hand_max: float = 0.3
     """A stack with any slot whose "hand" probability reaches this is not read (confidence 0)."""
-    slot_neighbour_hand_max: float = 0.3
+    slot_neighbour_hand_max: float = 0.5
     """...nor is a region beside one with a slot whose "hand" probability reaches this (a hand is
-    wider than a point, and its edge can look like a plain checker)."""
-    slot_object_weight: float = 1.0
+    wider than a point, and its edge can look like a plain checker).  0.5: chosen with
+    ``slot_layer_error_factor`` (no covered region read, no confident-wrong one; 0.3 left more unsure)."""
+    slot_object_weight: float = 0.1
     """An "object" slot (a die or the cube) counts as empty, and as any checker class with this weight
-    (1: no evidence either way; the slot model labels a checker with a die on it as the checker)."""
+    (1: no evidence either way; the slot model labels a checker with a die on it as the checker, so
+    "object" leans to empty; 0.1 chosen like the two above).  The bar always uses 1: the cube in the
+    middle may cover a bar checker."""
     slot_temperature: float | None = None
     """Slot-model logits are divided by this before the softmax; None: the temperature fitted when
     the model was trained (``checker_slot.train.json``: the one minimising the log-loss of "the

@@ -45,6 +45,10 @@ HAND = 8
 """A hand or arm covers the slot: it is not read."""
 OTHER = HAND
 _DEFAULTS = VisionConfig()
+HOME_SIZE = 6
+TRAY_DOUBT = 0.5
+"""Confidence cap of a derived tray count (or of the regions holding a colour) that the board's
+totals contradict: more than 15 of a colour, or borne-off checkers beside checkers outside home."""
 ALTERNATIVES = 3
 """At most this many other readings per region in ``CountReading.alternatives``..."""
 ALTERNATIVE_MIN = 1e-3
@@ -292,14 +296,32 @@ def counts_from_slot_probs(
     bar = readings["bar"]
     on_w = sum(r.white for r in points) + bar.white
     on_b = sum(r.black for r in points) + bar.black
+    if on_w > CHECKERS or on_b > CHECKERS:
+        # more than 15 of a colour: the readings holding that colour cannot all be right
+        points = tuple(_doubted(r, on_w > CHECKERS, on_b > CHECKERS) for r in points)
+        bar = _doubted(bar, on_w > CHECKERS, on_b > CHECKERS)
     weakest = min(r.confidence for r in (*points, bar))
     tw = CountReading(max(0, CHECKERS - on_w), 0, weakest if on_w <= CHECKERS else 0.0)
     tb = CountReading(0, max(0, CHECKERS - on_b), weakest if on_b <= CHECKERS else 0.0)
+    # borne-off checkers while the side still has checkers outside its home board (WHITE: 1-6, BLACK:
+    # 19-24): legal only after a hit during the bear-off, and the typical trace of a missed checker
+    # (a 6-stack read as 5 becomes "one borne off"): the tray is not trusted then
+    if tw.white and any(r.white for r in points[HOME_SIZE:]):
+        tw = CountReading(tw.white, 0, min(tw.confidence, TRAY_DOUBT))
+    if tb.black and any(r.black for r in points[: 24 - HOME_SIZE]):
+        tb = CountReading(0, tb.black, min(tb.confidence, TRAY_DOUBT))
     if "tray_w" in covered:
         tw = CountReading(tw.white, 0, 0.0)
     if "tray_b" in covered:
         tb = CountReading(0, tb.black, 0.0)
     return CheckerReadings(points, bar, (tw, tb))
+
+
+def _doubted(r: CountReading, white: bool, black: bool) -> CountReading:
+    """``r`` with its confidence capped at ``TRAY_DOUBT`` when it holds a doubted colour."""
+    if (white and r.white) or (black and r.black):
+        return CountReading(r.white, r.black, min(r.confidence, TRAY_DOUBT), r.alternatives)
+    return r
 
 
 def _read_bar(slots: tuple[Slot, ...], probs: npt.NDArray[np.float64], ix: npt.NDArray[np.intp],

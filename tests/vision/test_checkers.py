@@ -129,7 +129,7 @@ def test_a_hand_beside_a_point_blocks_the_point_too() -> None:
     probs[p4[0], 0] = 0.59
     lax = counts_from_slot_probs(SLOTS, probs, hand_max=0.3, neighbour_hand_max=0.5)
     assert lax.points[3].confidence == 0.0 and lax.points[2].confidence > 0.9
-    assert counts_from_slot_probs(SLOTS, probs, hand_max=0.3).points[2].confidence == 0.0
+    assert counts_from_slot_probs(SLOTS, probs, hand_max=0.3, neighbour_hand_max=0.3).points[2].confidence == 0.0
     assert r.points[5].confidence > 0.9 and r.points[20].confidence > 0.9  # farther away / across
 
 
@@ -336,3 +336,20 @@ def test_an_object_on_a_point_leans_to_empty() -> None:
     assert blind.confidence < 0.6 and {(blind.white, blind.black), blind.alternatives[0][:2]} == {(1, 0), (2, 0)}
     lean = counts_from_slot_probs(SLOTS, probs, object_weight=0.01).points[0]
     assert (lean.white, lean.black) == (1, 0) and lean.confidence > 0.98
+
+
+def test_totals_that_do_not_add_up_are_not_trusted() -> None:
+    """More than 15 of a colour caps the regions holding it; borne-off checkers while the side still
+    has checkers outside its home board (a missed checker's typical trace) make the tray unsure."""
+    from vision.checkers import TRAY_DOUBT
+
+    too_many = [(0, 0)] * 24
+    too_many[0], too_many[1], too_many[2], too_many[3] = (5, 0), (5, 0), (5, 0), (2, 0)
+    r = counts_from_slot_probs(SLOTS, _onehot(slot_labels(LAYOUT, SLOTS, too_many, (0, 0)), 0.9999))
+    assert all(x.confidence <= TRAY_DOUBT for x in r.points[:4]) and r.trays[0].confidence == 0.0
+    assert r.points[5].confidence > 0.99  # an empty point is not in doubt
+    missed = [(0, 0)] * 24
+    missed[5], missed[12], missed[23] = (5, 0), (4, 0), (0, 2)  # 9 white on the board: 6 "borne off"
+    r = counts_from_slot_probs(SLOTS, _onehot(slot_labels(LAYOUT, SLOTS, missed, (0, 0)), 0.9999))
+    assert r.trays[0].white == 6 and r.trays[0].confidence <= TRAY_DOUBT  # white still has p13
+    assert r.trays[1].black == 13 and r.trays[1].confidence > 0.99  # black only in its home (p24)

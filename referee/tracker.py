@@ -794,8 +794,12 @@ class Tracker:
 
     # ------------------------------------------------------------------ the cube
     def _cube(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+        held: list[Emitted] = []
+        if (self.state.hold is not None and sc.cube is not None and sc.cube[0] is not None
+                and sc.cube[0] != self.state.cube_face):
+            held = self._release(seq, t)  # the play goes on record before the cube action that follows it
         before = self.state
-        out = self._cube_events(sc, seq, t)
+        out = held + self._cube_events(sc, seq, t)
         st = self.state
         if (self.config.judge is not None and st.known and st.hold is None and st.fix is None
                 and before.cube_law == (before.cube_face, before.cube_where)):

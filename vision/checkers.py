@@ -251,10 +251,10 @@ def counts_from_slot_probs(
     """
     nb_max = _DEFAULTS.slot_neighbour_hand_max if neighbour_hand_max is None else neighbour_hand_max
     ow = _DEFAULTS.slot_object_weight if object_weight is None else object_weight
-    groups = _region_index(slots)
+    groups, perm, starts = _slot_index(slots)
     probs64 = np.asarray(probs, np.float64)
     # a hand is wider than a point: a region beside one with a hand-like slot is not read either
-    hand = {r: float(probs64[ix, HAND].max()) for r, ix in groups.items()}
+    hand = dict(zip(groups, np.maximum.reduceat(probs64[perm, HAND], starts).tolist(), strict=True))
     readings: dict[str, CountReading] = {}
     handy: set[str] = set()
     pts = [f"p{i}" for i in range(1, 25)]
@@ -262,6 +262,7 @@ def counts_from_slot_probs(
         # all 24 points at once (same number of slots each)
         block = probs64[np.stack([groups[r] for r in pts])]
         hyps, post = stack_posteriors(block, (Side.WHITE, Side.BLACK), ow)
+        order = np.argsort(-post, axis=1)[:, 1 : ALTERNATIVES + 1]
         for i, (w, b, c, h) in enumerate(_decide_stacks(block, hyps, post, hand_max)):
             r = pts[i]
             scale = 1.0
@@ -271,7 +272,7 @@ def counts_from_slot_probs(
                 c2 = max(0.0, 1.0 - layer_error_factor * (1.0 - p))
                 scale = (1.0 - c2) / (1.0 - p) if p < 1.0 else 1.0
                 c = min(c, c2)
-            readings[r] = CountReading(w, b, c, _alternatives(hyps, post[i], scale))
+            readings[r] = CountReading(w, b, c, _alternatives(hyps, post[i], scale, order[i]))
             if h:
                 handy.add(r)
     for region, ix in groups.items():
@@ -350,6 +351,7 @@ def _read_bar(slots: tuple[Slot, ...], probs: npt.NDArray[np.float64], ix: npt.N
     return CountReading(nw, nb, conf, alts[:ALTERNATIVES]), handy
 
 
+@functools.lru_cache(maxsize=32)
 def neighbours(region: str) -> tuple[str, ...]:
     """Regions next to ``region`` on the board: the adjacent points on the same side of the field
     (points 1-12 and 13-24 run along opposite long sides) and the bar beside points 6/7 and 18/19."""
@@ -363,13 +365,31 @@ def neighbours(region: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=8)
-def _region_index(slots: tuple[Slot, ...]) -> dict[str, npt.NDArray[np.intp]]:
-    """Slot indices of each region, in slot order."""
+_INDEX: dict[int, tuple[tuple[Slot, ...], dict[str, npt.NDArray[np.intp]], npt.NDArray[np.intp], npt.NDArray[np.intp]]] = {}
+
+
+def _slot_index(slots: tuple[Slot, ...]) -> tuple[dict[str, npt.NDArray[np.intp]], npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """Slot indices of each region (in slot order), and the permutation and group starts that put
+    the regions' slots one after another (for one ``reduceat`` per frame).  Cached per slots tuple
+    (by identity: hashing 130 slots every frame costs more than the decoding)."""
+    hit = _INDEX.get(id(slots))
+    if hit is not None and hit[0] is slots:
+        return hit[1], hit[2], hit[3]
     out: dict[str, list[int]] = {}
     for i, sl in enumerate(slots):
         out.setdefault(sl.region, []).append(i)
-    return {r: np.asarray(v, np.intp) for r, v in out.items()}
+    groups = {r: np.asarray(v, np.intp) for r, v in out.items()}
+    perm = np.concatenate(list(groups.values()))
+    starts = np.cumsum([0, *[len(v) for v in groups.values()][:-1]]).astype(np.intp)
+    if len(_INDEX) > 8:
+        _INDEX.clear()
+    _INDEX[id(slots)] = (slots, groups, perm, starts)
+    return groups, perm, starts
+
+
+def _region_index(slots: tuple[Slot, ...]) -> dict[str, npt.NDArray[np.intp]]:
+    """Slot indices of each region, in slot order."""
+    return _slot_index(slots)[0]
 
 
 def stack_posteriors(ps: npt.NDArray[np.float64], colours: tuple[Side, ...],
@@ -426,16 +446,18 @@ def _decide_stacks(ps: npt.NDArray[np.float64], hyps: tuple[tuple[Side, int], ..
 
 
 def _alternatives(hyps: tuple[tuple[Side, int], ...], post: npt.NDArray[np.float64], scale: float = 1.0,
-                  ) -> tuple[tuple[int, int, float], ...]:
+                  order: npt.NDArray[np.intp] | None = None) -> tuple[tuple[int, int, float], ...]:
     """The likeliest hypotheses after the best one, as ``(white, black, probability)``: at most
-    ``ALTERNATIVES`` of them, each at least ``ALTERNATIVE_MIN`` (after multiplying by ``scale``)."""
-    order = np.argsort(-post)[1 : ALTERNATIVES + 1]
+    ``ALTERNATIVES`` of them, each at least ``ALTERNATIVE_MIN`` (after multiplying by ``scale``).
+    ``order``: the hypotheses after the best, likeliest first (computed here when None)."""
+    if order is None:
+        order = np.argsort(-post)[1 : ALTERNATIVES + 1]
     out = []
-    for j in order:
+    for j in order.tolist():
         p = float(post[j]) * scale
         if p < ALTERNATIVE_MIN:
             break
-        colour, n = hyps[int(j)]
+        colour, n = hyps[j]
         out.append((n, 0, round(p, 6)) if colour is Side.WHITE else (0, n, round(p, 6)))
     return tuple(out)
 

@@ -144,6 +144,7 @@ class SeenDie:
     owner: Side | None
     edge: bool = False  # within the boundary margin of another area
     face_sure: bool = False  # the face was read with confidence
+    face_conf: float = 0.0  # how sure (the reader's face confidence; 0 when no face was read)
 
 
 @dataclass(frozen=True, slots=True)
@@ -446,7 +447,7 @@ def _seen_die(d: DieReading, cfg: TrackerConfig) -> SeenDie:
         cocked_known = True
     sure = face_sure and cocked_known and (not edge or sure_cocked)
     return SeenDie(d.face, sure, not bool(d.cocked), d.area.value, d.on_die, d.center_mm[0], d.center_mm[1],
-                   d.owner, edge, face_sure)
+                   d.owner, edge, face_sure, d.face_confidence if d.face is not None else 0.0)
 
 
 def _roll_of(play: Play) -> tuple[int, int] | None:
@@ -853,6 +854,8 @@ class Tracker:
         others = [d for d in sc.dice if d not in mover_dice]
         fresh = [d for d in others if not _near(d, s.other_xy, cfg.same_die_mm)
                  and not _near(d, s.stale_xy, cfg.same_die_mm)]
+        if cfg.judge is not None and len(fresh) > 2:  # more dice than thrown: the surest two are the dice
+            fresh.sort(key=lambda d: -d.face_conf)
 
         if s.phase is Phase.PLAYING:
             if s.guess and len(s.dice_xy) < 2:

@@ -864,7 +864,7 @@ class Tracker:
                 late = [d for d in fresh if self._owner_by_place(d) is turn][:2 - len(s.dice_xy)]
                 if late:
                     assert s.dice is not None
-                    faces = [f for f in s.dice if f][:len(s.dice_xy)]
+                    faces = list(s.dice[:len(s.dice_xy)])  # (an unread face stays 0, in its place)
                     faces += [d.face if d.face_sure and d.face is not None else 0 for d in late]
                     got = (*faces, 0, 0)[:2]
                     self.state = s = replace(s, dice=(got[0], got[1]),
@@ -1012,7 +1012,9 @@ class Tracker:
         for k, (x, y) in enumerate(places):
             if out[k]:
                 continue
-            near = [d for d in seen if d.face_sure and d.face and math.hypot(d.x - x, d.y - y) <= self.config.same_die_mm]
+            near = [d for d in seen if d.face_sure and d.face and math.hypot(d.x - x, d.y - y) <= self.config.same_die_mm
+                    and all(math.hypot(d.x - x, d.y - y) < math.hypot(d.x - ox, d.y - oy)
+                            for j, (ox, oy) in enumerate(places) if j != k)]  # (the other die is not it)
             if near:
                 out[k] = int(near[0].face or 0)
         return out[0], out[1]

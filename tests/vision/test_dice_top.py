@@ -11,8 +11,8 @@ import pytest
 from vision.dice.board import read_top_faces
 from vision.dice.classify import FaceGuess
 from vision.dice.config import DiceConfig
-from vision.dice.topface import patch_corners_mm, top_face_patches
-from vision.preprocess import CONTEXT, PATCH
+from vision.dice.topface import normalise_fast, patch_corners_mm, top_face_patches
+from vision.preprocess import CONTEXT, PATCH, normalise_patches
 
 # a tilted camera: board mm (x, y) -> image px through a homography (z ignored: the plane is fixed)
 H = np.array([[3.0, 0.9, 40.0], [0.2, 2.0, 30.0], [0.0008, 0.0015, 1.0]])
@@ -87,9 +87,35 @@ def test_refinement_moves_only_to_a_clearly_die_like_square(near_notdie: float, 
     top = np.full((200, 200), 210, np.uint8)
     cv2.rectangle(top, (52, 62), (67, 77), 30, -1)
     img = _view(top)
-    start = np.array([[60.0 - 0.15 * 16, 70.0]])
+    start = np.array([[60.0 - 4 * 16 * CONTEXT / PATCH, 70.0]])  # one refinement shift (4 patch px) off
     mm, g = read_top_faces(img, _Plane(), start, 16.0, _Stub(near_notdie), DiceConfig(top_vote_share=0.0))  # type: ignore[arg-type]
     if moved:
         assert np.allclose(mm[0], [60.0, 70.0]) and (g[0].face, g[0].probability) == (5, 0.99)
     else:
         assert np.allclose(mm[0], start[0]) and g[0].face == 3 and g[0].probability <= 0.5
+
+
+def test_a_window_holds_the_shifted_patches() -> None:
+    """The refinement reads shifted squares as slices of one larger window: the same pixels as
+    cutting each shifted square on its own."""
+    rng = np.random.default_rng(1)
+    top = cv2.GaussianBlur(rng.integers(0, 255, (200, 200)).astype(np.uint8), (0, 0), 2.0)
+    img = _view(top)
+    c = np.array([[60.0, 70.0]])
+    win = top_face_patches(img, _Plane(), c, 16.0, 16.0, margin=4)[0]
+    assert win.shape == (PATCH + 8, PATCH + 8)
+    step = 16.0 * CONTEXT / PATCH  # mm per patch pixel
+    for dx, dy in ((0, 0), (4, 0), (-4, 4)):
+        alone = top_face_patches(img, _Plane(), c + np.array([[dx * step, dy * step]]), 16.0, 16.0)[0]
+        part = win[4 + dy : 4 + dy + PATCH, 4 + dx : 4 + dx + PATCH]
+        assert np.abs(alone.astype(int) - part).max() <= 1
+
+
+def test_fast_normalisation_gives_the_training_numbers() -> None:
+    rng = np.random.default_rng(2)
+    ps = [rng.integers(0, 256, (PATCH, PATCH)).astype(np.uint8) for _ in range(6)]
+    ps += [np.clip(rng.normal(200, 15, (PATCH, PATCH)), 0, 255).astype(np.uint8) for _ in range(6)]
+    for p in ps[6:9]:
+        p[10:14, 10:14] = 250  # light pips: the polarity flips
+    assert np.abs(normalise_fast(ps) - normalise_patches(ps)).max() < 1e-5
+    assert normalise_fast([]).shape == (0, 1, PATCH, PATCH)

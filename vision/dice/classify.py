@@ -9,7 +9,8 @@ import numpy as np
 import numpy.typing as npt
 import onnxruntime as ort
 
-from vision.preprocess import FloatArray, U8Array, crop_patch, normalise_patches
+from vision.dice.topface import normalise_fast
+from vision.preprocess import FloatArray, U8Array, crop_patch
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 DIE_FACE_MODEL = MODEL_DIR / "die_face.onnx"
@@ -63,9 +64,10 @@ class FaceClassifier:
         return out
 
     def classify_patches(self, patches: list[U8Array], *, tta: bool = True) -> list[FaceGuess]:
-        """Classify patches; with ``tta`` each is read in its 8 orientations (a face's pip pattern is
+        """Classify patches (normalised as :func:`vision.preprocess.normalise_patches`, by its faster
+        twin :func:`vision.dice.topface.normalise_fast`); with ``tta`` each is read in its 8 orientations (a face's pip pattern is
         the same face turned or mirrored) and the probabilities averaged (calibrated, fewer unsure)."""
-        x = normalise_patches(patches)
+        x = normalise_fast(patches)
         if not tta or len(x) == 0:
             return [_guess(p) for p in self.probabilities(x)]
         views = [np.rot90(x, k, axes=(2, 3)) for k in range(4)]

@@ -35,8 +35,9 @@ class Peak:
     score: float
 
 
-def top_view(image: npt.NDArray[Any], map_x: npt.NDArray[np.float32], map_y: npt.NDArray[np.float32]) -> npt.NDArray[np.uint8]:
-    """The BGR top view of the board on the plane of a die's top (remap maps of ``DiceSearch``)."""
+def top_view(image: npt.NDArray[Any], map_x: npt.NDArray[Any], map_y: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
+    """The BGR top view of the board on the plane of a die's top (remap maps of ``DiceSearch``:
+    float x and y, or the fixed-point pair ``DiceSearch.fixed_maps``)."""
     src: Any = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR) if image.ndim == 2 else image
     out: Any = cv2.remap(src, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
     top: npt.NDArray[np.uint8] = out

@@ -519,12 +519,14 @@ def train_pose(folders: list[Path], out: Path, *, seed: int = 7, epochs: int = 1
 
 def _frame_folders(rendered: Path) -> list[Path]:
     """The training frame folders of the top-face model: the shared cache's 1280x720 frames, the
-    cocked-dice frames and the dice training frames beside it."""
+    cocked-dice frames, the dice training frames, and the multi-position renders of the checker
+    and cube models (training seeds; each has a pair of dice thrown)."""
     root = rendered.parent if rendered.name == "1280x720" else rendered
-    return [root / "1280x720", root / DICE_RENDERS / "1280x720", root / DICE_TRAIN / "1280x720"]
+    return [root / "1280x720", root / DICE_RENDERS / "1280x720", root / DICE_TRAIN / "1280x720",
+            root / "slots_1280x720", root / "cube_train"]
 
 
-def top_face_samples(folders: list[Path], *, copies: int = 8, max_neg: int = 12, seed: int = 7,
+def top_face_samples(folders: list[Path], *, copies: int = 4, max_neg: int = 8, seed: int = 7,
                      jitter_edges: float = 0.18, val_every: int = 10,
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
     """(patches (N, 1, P, P) normalised, labels, validation mask, counts) of rectified up faces.
@@ -549,17 +551,23 @@ def top_face_samples(folders: list[Path], *, copies: int = 8, max_neg: int = 12,
     val: list[bool] = []
     counts = Counter[str]()
     neg_raw: list[tuple[np.ndarray, bool]] = []
+    searches: dict[str, tuple[Any, Any]] = {}
     for d in folders:
         for js in sorted(d.glob("*.json")):
-            s = int(js.stem)
+            s = int(js.stem.split("_")[0])  # SEED or SEED_I (multi-position renders of one board)
             if s in EVAL_SEEDS:
                 continue
             img = cv2.imread(str(js.with_suffix(".png")), cv2.IMREAD_COLOR)
             if img is None:
                 continue
             truth = json.loads(js.read_text())
-            prof = profile_for(truth)
-            search = DiceSearch(prof)
+            key = json.dumps([truth["camera"], truth["board"]], sort_keys=True)
+            if key not in searches:  # positions of one board share its camera: one profile
+                if len(searches) > 64:
+                    searches.clear()
+                p0 = profile_for(truth)
+                searches[key] = (p0, DiceSearch(p0))
+            prof, search = searches[key]
             gray = to_gray(img)
             is_val = s % val_every == 0
             counts["frames"] += 1
@@ -612,7 +620,7 @@ def top_face_samples(folders: list[Path], *, copies: int = 8, max_neg: int = 12,
     return xs, np.array(labels, np.int64), np.array(val, bool), dict(counts)
 
 
-def train_top(rendered: Path, out: Path, *, seed: int = 7, epochs: int = 10, copies: int = 8) -> dict[str, object]:
+def train_top(rendered: Path, out: Path, *, seed: int = 7, epochs: int = 8, copies: int = 4) -> dict[str, object]:
     """Train the board face model on rectified up faces (:func:`top_face_samples`); export ONNX and
     the record (data, seeds, epochs, validation accuracy and confusion) beside it."""
     import torch
@@ -693,7 +701,7 @@ if __name__ == "__main__":
         from vision.training.rendered import cache_dir
 
         outp = Path(a[1]) if len(a) > 1 else MODELS / "die_face_top.onnx"
-        ep = int(a[2]) if len(a) > 2 else 10
+        ep = int(a[2]) if len(a) > 2 else 8
         print(train_top(cache_dir() / "1280x720", outp, epochs=ep))
         raise SystemExit(0)
     if len(a) >= 3 and a[0] == "render-train":

@@ -570,7 +570,7 @@ class Tracker:
                 if fits:
                     self.state = replace(self.state, board=sc.board, board_sure=sc.sure)
                     return out + called
-            out += self._release(seq, t)
+            out += self._release(seq, t, sc)
         s = self.state
         if s.phase is Phase.SETUP or s.phase is Phase.GAME_OVER:
             out += self._setup(sc, seq, t)
@@ -798,7 +798,7 @@ class Tracker:
         held: list[Emitted] = []
         if (self.state.hold is not None and sc.cube is not None and sc.cube[0] is not None
                 and sc.cube[0] != self.state.cube_face):
-            held = self._release(seq, t)  # the play goes on record before the cube action that follows it
+            held = self._release(seq, t, sc)  # the play goes on record before the cube action that follows it
         before = self.state
         out = held + self._cube_events(sc, seq, t)
         st = self.state
@@ -1322,7 +1322,7 @@ class Tracker:
         self.state = replace(s, hold=None, hold_throw=False, sent=now.board, known=True, fix=None)
         return out
 
-    def _release(self, seq: int, t: float) -> list[Emitted]:
+    def _release(self, seq: int, t: float, sc: Scene | None = None) -> list[Emitted]:
         """The held play goes on record, judged on every look at it."""
         s = self.state
         cfg = self.config.judge
@@ -1330,7 +1330,8 @@ class Tracker:
         mover, start, dice = s.hold
         turn = _side(mover)
         before = position_of(start, turn)
-        looks = self._looks or []
+        # (no look kept -- the session was resumed since -- the scene at hand is the look)
+        looks = self._looks or ([sc.readings] if sc is not None and sc.readings else [])
         self._looks = []
         if 0 not in dice:
             roll = dice

@@ -26,6 +26,7 @@ from rules.laws.events import DiceLifted, DiceThrown, GameSetUp, OpeningDieThrow
 from rules.laws.verdicts import VerdictKind
 from rules.notation import parse_play
 from rules.position import Position, Side
+from rules.record import Move
 from tests.referee.scenes import B_SPOTS, W_SPOTS, Script, die
 from vision.geometry import Area
 from vision.observation import CountReading, DieReading
@@ -315,7 +316,8 @@ def test_an_illegal_play_with_a_die_unread_is_called_when_it_is_corrected() -> N
     assert codes == [("illegal-play", Side.BLACK)]
     throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
     assert any(t.player is Side.BLACK and sorted(t.values) == [4, 6] for t in throws)
-    assert ses.machine.match_record().games[0].actions[-1].play == "24/18 13/9"  # the correction on record
+    last = ses.machine.match_record().games[0].actions[-1]
+    assert isinstance(last, Move) and last.play == "24/18 13/9"  # the correction on record
 
 
 def test_a_throw_taken_back_unplayed_never_reaches_the_laws() -> None:

@@ -302,20 +302,37 @@ def counts_from_slot_probs(
         points = tuple(_doubted(r, on_w > CHECKERS, on_b > CHECKERS) for r in points)
         bar = _doubted(bar, on_w > CHECKERS, on_b > CHECKERS)
     weakest = min(r.confidence for r in (*points, bar))
-    tw = CountReading(max(0, CHECKERS - on_w), 0, weakest if on_w <= CHECKERS else 0.0)
-    tb = CountReading(0, max(0, CHECKERS - on_b), weakest if on_b <= CHECKERS else 0.0)
+    tw = CountReading(max(0, CHECKERS - on_w), 0, weakest if on_w <= CHECKERS else 0.0,
+                      _tray_alternatives((*points, bar), Side.WHITE, on_w))
+    tb = CountReading(0, max(0, CHECKERS - on_b), weakest if on_b <= CHECKERS else 0.0,
+                      _tray_alternatives((*points, bar), Side.BLACK, on_b))
     # borne-off checkers while the side still has checkers outside its home board (WHITE: 1-6, BLACK:
     # 19-24): legal only after a hit during the bear-off, and the typical trace of a missed checker
     # (a 6-stack read as 5 becomes "one borne off"): the tray is not trusted then
     if tw.white and any(r.white for r in points[HOME_SIZE:]):
-        tw = CountReading(tw.white, 0, min(tw.confidence, TRAY_DOUBT))
+        tw = CountReading(tw.white, 0, min(tw.confidence, TRAY_DOUBT), tw.alternatives)
     if tb.black and any(r.black for r in points[: 24 - HOME_SIZE]):
-        tb = CountReading(0, tb.black, min(tb.confidence, TRAY_DOUBT))
+        tb = CountReading(0, tb.black, min(tb.confidence, TRAY_DOUBT), tb.alternatives)
     if "tray_w" in covered:
         tw = CountReading(tw.white, 0, 0.0)
     if "tray_b" in covered:
         tb = CountReading(0, tb.black, 0.0)
     return CheckerReadings(points, bar, (tw, tb))
+
+
+def _tray_alternatives(readings: tuple[CountReading, ...], side: Side, on_board: int) -> tuple[tuple[int, int, float], ...]:
+    """Other derived tray counts of ``side``: each region's alternative that changes how many of
+    that colour are on the board shifts the tray the other way, with that alternative's probability
+    (one region wrong at a time; the same count from several regions adds up)."""
+    acc: dict[int, float] = {}
+    for r in readings:
+        own = r.white if side is Side.WHITE else r.black
+        for w, b, p in r.alternatives:
+            n = on_board - own + (w if side is Side.WHITE else b)
+            if n != on_board and 0 <= n <= CHECKERS:
+                acc[CHECKERS - n] = acc.get(CHECKERS - n, 0.0) + p
+    best = sorted(acc.items(), key=lambda kv: -kv[1])[:ALTERNATIVES]
+    return tuple((t, 0, round(p, 6)) if side is Side.WHITE else (0, t, round(p, 6)) for t, p in best)
 
 
 def _doubted(r: CountReading, white: bool, black: bool) -> CountReading:

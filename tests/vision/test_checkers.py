@@ -353,3 +353,18 @@ def test_totals_that_do_not_add_up_are_not_trusted() -> None:
     r = counts_from_slot_probs(SLOTS, _onehot(slot_labels(LAYOUT, SLOTS, missed, (0, 0)), 0.9999))
     assert r.trays[0].white == 6 and r.trays[0].confidence <= TRAY_DOUBT  # white still has p13
     assert r.trays[1].black == 13 and r.trays[1].confidence > 0.99  # black only in its home (p24)
+
+
+def test_tray_alternatives_follow_the_board_alternatives() -> None:
+    """A 5-stack that may be a 6 gives the derived tray the alternative "one fewer borne off"."""
+    labels = slot_labels(LAYOUT, SLOTS, [(5, 0)] + [(0, 0)] * 23, (0, 0))
+    probs = _onehot(labels, 0.9999)
+    k1 = next(i for i, s in enumerate(SLOTS) if s.region == "p1" and s.index == 0)
+    probs[k1, 2] = 0.01  # a hint of a second layer on slot 0: six checkers
+    r = counts_from_slot_probs(SLOTS, probs, layer_error_factor=10.0)
+    p1 = r.points[0]
+    assert p1.alternatives[0][:2] == (6, 0)
+    tray = r.trays[0]
+    assert tray.white == 10 and tray.alternatives[0][:2] == (9, 0)
+    assert abs(tray.alternatives[0][2] - p1.alternatives[0][2]) < 1e-6
+    assert r.trays[1].black == 15 and r.trays[1].alternatives == ()

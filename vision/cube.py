@@ -64,6 +64,16 @@ class CubeConfig:
     """Below this a position counts as unsure (VisionConfig.observation_min_confidence)."""
     refine_reach: float = 0.45
     """How far (cube sides) :func:`refine_center` may move a window onto the top face's outline."""
+    side_probes: bool = True
+    """Check beyond a read window for the cube's top (``side_probe_cube_probability``)."""
+    side_probe_cube_probability: float = 0.5
+    """A read face is dropped (unsure) when the window a side beyond the chosen one, away from the
+    camera, looks like a cube at least this much, or the window half a side beyond does and reads
+    another face with at least ``side_probe_face_confidence``: the chosen window is then likely a
+    side face (in an oblique view a side face shows its own numeral beside the top, on the camera's
+    side, and the model reads it as confidently as a top)."""
+    side_probe_face_confidence: float = 0.5
+    """See ``side_probe_cube_probability``."""
 
     @classmethod
     def from_vision(cls, cfg: VisionConfig) -> CubeConfig:
@@ -159,6 +169,10 @@ class CubeSampler:
             ppm = num.crop.search_ppm if num is not None else 1.0
         self.ppm = ppm
         self.profile = profile
+        rot, _ = cv2.Rodrigues(np.asarray(profile.rvec, np.float64))
+        cam = -rot.T @ np.asarray(profile.tvec, np.float64)
+        self.camera_mm = (float(cam[0]), float(cam[1]), float(cam[2]))
+        """The camera's centre in board millimetres (side faces show on its side of a cube's top)."""
         self.places = _search_rects(profile)
         self.views: list[tuple[Any, float, slice]] = []
         """(rect, z, columns of the combined view) per searched place."""
@@ -534,6 +548,44 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
     if nr.cube_probability < cfg.min_cube_probability or rivals:
         pconf = min(pconf, 0.5)
     face = nr.face if nr.face is not None and nr.confidence >= cfg.min_confidence else None
+    if face is not None and cfg.side_probes and isinstance(numeral, CubeNumeral) and _top_beyond(image, sampler, blob, face, numeral, cfg):
+        face = None
     rotation = rotation_of(blob.rotation_deg, nr.quarter_turns) if face is not None else blob.rotation_deg
     return CubeReading(face, round(nr.confidence if face is not None else 0.0, 4), pos, round(rotation, 1),
                        round(pconf, 4))
+
+
+SIDE_PROBES = (0.5, 1.0)
+"""Distances (cube sides) beyond a read window, away from the camera, checked for the cube's top."""
+
+
+def side_probes(sampler: CubeSampler, blob: CubeBlob) -> list[CubeBlob]:
+    """Windows ``SIDE_PROBES`` cube sides beyond ``blob``, away from the camera, on the same plane
+    (none when the camera is straight above it: no side face shows)."""
+    cx, cy, _ = sampler.camera_mm
+    dx, dy = blob.center_mm[0] - cx, blob.center_mm[1] - cy
+    d = math.hypot(dx, dy)
+    if d < 1e-6:
+        return []
+    return [replace(blob, center_mm=(blob.center_mm[0] + dx / d * f * blob.side_mm,
+                                     blob.center_mm[1] + dy / d * f * blob.side_mm)) for f in SIDE_PROBES]
+
+
+def _top_beyond(image: npt.NDArray[Any], sampler: CubeSampler, blob: CubeBlob, face: int, numeral: CubeNumeral,
+                cfg: CubeConfig) -> bool:
+    """True when the cube's top seems to lie beyond ``blob`` (away from the camera): ``blob`` is then
+    likely a side face, whose numeral is not the one on top."""
+    probes = side_probes(sampler, blob)
+    if not probes:
+        return False
+    probs = numeral.cube_probabilities(numeral.patches(image, sampler.profile, probes))
+    for f, p in zip(SIDE_PROBES, probs, strict=True):
+        r = numeral.decide(p)
+        if r.cube_probability < cfg.side_probe_cube_probability:
+            continue
+        # a side beyond: the top when the window is on a side face (beyond the top itself lies the
+        # background); half a side beyond: the top's middle when the window straddles top and side,
+        # the same top shifted when it is the top, so there only another face counts
+        if f >= 1.0 or (r.face is not None and r.face != face and r.confidence >= cfg.side_probe_face_confidence):
+            return True
+    return False

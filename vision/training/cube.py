@@ -71,7 +71,7 @@ POSITIONS = {"train": ("middle", "white", "black"), "heldout": ("middle", "white
 """The cube positions each set draws from."""
 OLD_CROP = CropSpec()
 """The crop of the 2026-11-21 model (48 px, 1.8 sides, windows unrefined)."""
-NEW_CROP = CropSpec(patch=48, sides=1.5, refine=True, search_ppm=0.75)
+NEW_CROP = CropSpec(patch=48, sides=1.8, refine=True, search_ppm=0.75)
 """The crop of models trained from 2026-11-22: windows re-centred on the top face, so a tighter
 crop (1.5 sides instead of 1.8: 32 px per cube side instead of 27), and a cheaper search (0.75 px/mm)."""
 
@@ -151,10 +151,13 @@ class CubeSample:
 
 def samples_of_frame(png: Path, truth: dict[str, Any], image: npt.NDArray[np.uint8], sampler: CubeSampler,
                      cfg: CubeConfig, rng: random.Random, negatives: int = 1,
-                     max_finder_negatives: int = 4, refine: bool = False) -> list[CubeSample]:
+                     max_finder_negatives: int = 4, refine: bool = False,
+                     side_negative: float = 1.2) -> list[CubeSample]:
     """The crops inference would cut from this frame: the finder's windows, labelled by the truth
     (the window nearest the cube, within 3/4 of a side, is the cube; windows away from it are not),
-    (the ``max_finder_negatives`` most cube-like) and ``negatives`` random windows where a cube could rest.  A frame whose cube the finder
+    (the ``max_finder_negatives`` most cube-like) and ``negatives`` random windows where a cube could rest.
+    Finder windows count as "not a cube" beyond ``side_negative`` sides from the cube (1.2: the first
+    model); below 1, also four windows one side off the top along its edges (side faces, shadow).  A frame whose cube the finder
     misses still gives one crop, centred on the true cube and aligned to its edges."""
     tc = truth["cube"]
     size = sampler.profile.spec.cube_size_mm
@@ -169,8 +172,19 @@ def samples_of_frame(png: Path, truth: dict[str, Any], image: npt.NDArray[np.uin
     else:
         blob = CubeBlob((cx, cy), size, rot % 90.0, 0.0, z_mm=cz + size / 2)
         out.append(CubeSample(png, blob, class_of(face, rot, blob.rotation_deg)))
-    far = [b for b, d in zip(cands, dist, strict=True) if d > 1.2 * size]
+    far = [b for b, d in zip(cands, dist, strict=True) if d > side_negative * size]
     out.extend(CubeSample(png, b, 0) for b in far[:max_finder_negatives])
+    if side_negative < 1.0:
+        # the cube's sides: a window one side off the top's centre, along each edge, on the top's
+        # plane, shows a side face (with its own numeral) or the cube's shadow: "not a cube", or a
+        # re-centred window that slid onto a side face reads that face's numeral
+        t = math.radians(rot)
+        top_z = cz + size / 2
+        for k in range(4):
+            a = t + k * math.pi / 2 + rng.uniform(-0.15, 0.15)
+            d = size * rng.uniform(0.85, 1.15)
+            out.append(CubeSample(png, CubeBlob((cx + d * math.cos(a), cy + d * math.sin(a)), size,
+                                                (rot + rng.uniform(-6, 6)) % 90.0, 0.0, z_mm=top_z), 0))
     for _ in range(negatives):
         for _try in range(10):
             rect, z = sampler.places[rng.randrange(len(sampler.places))]
@@ -196,7 +210,7 @@ def collect(name: str, seed: int, negatives: int = 1, cameras: int | None = None
             samplers.clear()
             samplers[key] = CubeSampler(profile_for(truth), crop.search_ppm)
         out.extend(samples_of_frame(png, truth, load_image(png), samplers[key], cfg, rng, negatives,
-                                    refine=crop.refine))
+                                    refine=crop.refine, side_negative=0.8 if crop.refine else 1.2))
     return out
 
 
@@ -364,15 +378,18 @@ SWEEP = (0.5, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995)
 
 def evaluate_set(name: str = "heldout", model: Path | None = None,
                  items: list[tuple[Path, dict[str, Any]]] | None = None, *, cameras: int | None = None,
-                 skip: int = 0, min_confidence: float | None = None) -> dict[str, Any]:
+                 skip: int = 0, min_confidence: float | None = None, side_probes: bool = True) -> dict[str, Any]:
     """Read every frame of a set with :func:`vision.cube.read_cube` (oracle profile); exact counts
     at ``min_confidence`` (default ``CubeConfig().min_confidence``) and at every ``SWEEP`` threshold."""
     from vision.cube import CubeNumeral, read_cube
 
     numeral = CubeNumeral(model or CUBE_MODEL)
-    cfg = CubeConfig() if min_confidence is None else CubeConfig(min_confidence=min_confidence)
+    cfg = CubeConfig(side_probes=side_probes)
+    if min_confidence is not None:
+        cfg = replace(cfg, min_confidence=min_confidence)
     raw_cfg = replace(cfg, min_confidence=0.0)
     res: dict[str, Any] = {"n": 0, "min_confidence": cfg.min_confidence, "crop": numeral.crop.to_dict(),
+                           "side_probes": cfg.side_probes,
                            "face_right": 0, "face_wrong": 0, "face_unsure": 0, "missed": 0,
                            "position_right": 0, "position_wrong": 0, "position_unsure": 0,
                            "rotation_within_10deg": 0, "per_face": {}, "per_position": {}, "errors": [],
@@ -480,6 +497,7 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--cameras", type=int, default=None, help="only N cameras of the set...")
     e.add_argument("--skip", type=int, default=0, help="...from this camera index")
     e.add_argument("--min-confidence", type=float, default=None)
+    e.add_argument("--no-side-probes", action="store_true", help="do not check beyond the read window for the top")
     e.add_argument("--model", type=Path, default=None)
     e.add_argument("--out", type=Path, default=None)
     b = sub.add_parser("bench", help="cube stage CPU time per frame (median) on cached held-out frames")
@@ -496,7 +514,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.what == "eval":
         items = held_out_frames(args.first, args.count) if args.set == "frames" else None
         res = evaluate_set(args.set, args.model, items, cameras=args.cameras, skip=args.skip,
-                           min_confidence=args.min_confidence)
+                           min_confidence=args.min_confidence, side_probes=not args.no_side_probes)
         text = json.dumps(res, indent=2)
         if args.out:
             args.out.write_text(text + "\n")

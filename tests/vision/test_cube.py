@@ -241,3 +241,25 @@ def test_colour_frame_reads_like_grey(seed: int) -> None:
     assert (a.position, a.face) == (b.position, b.face)
     assert a.position.value == truth["cube"]["position"]
     assert abs((a.rotation_deg - b.rotation_deg + 45) % 90 - 45) < 3
+
+
+def test_side_probes_lie_beyond_the_window_away_from_the_camera() -> None:
+    """A side face shows on the camera's side of the top, so the top is looked for beyond the window,
+    away from the camera (half a side and a side)."""
+    from vision.cube import SIDE_PROBES, side_probes
+
+    _, prof, _ = _frame(900023)
+    sampler = CubeSampler(prof)
+    cam = np.array(sampler.camera_mm)
+    rot, _ = cv2.Rodrigues(np.asarray(prof.rvec))
+    # the camera centre projects nowhere: it is where every ray starts (z well above the board)
+    assert cam[2] > 300 and np.allclose(rot @ cam + np.asarray(prof.tvec), 0, atol=1e-6)
+    size = prof.spec.cube_size_mm
+    blob = CubeBlob((300.0, 120.0), size, 10.0, 1.0, z_mm=size)
+    probes = side_probes(sampler, blob)
+    assert len(probes) == len(SIDE_PROBES)
+    d0 = math.dist(blob.center_mm, cam[:2])
+    for f, p in zip(SIDE_PROBES, probes, strict=True):
+        assert math.dist(p.center_mm, blob.center_mm) == pytest.approx(f * size)
+        assert math.dist(p.center_mm, cam[:2]) == pytest.approx(d0 + f * size)
+        assert (p.rotation_deg, p.z_mm) == (blob.rotation_deg, blob.z_mm)

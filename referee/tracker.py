@@ -985,7 +985,11 @@ class Tracker:
                     throw = [replace(e, unsure=True, note="the board changed since the last play on record: "
                                      "whose throw this is is unsure") for e in throw]
                 elif cfg.infer_missed_dice and not (cfg.judge is not None and s.known and s.hold is None
-                                                    and s.fix is None and all(d.sure for d in thrown)):
+                                                    and s.fix is None and all(d.sure for d in thrown)
+                                                    and all(self._rest(d, turn) in (Rest.RIGHT_TABLE, Rest.LEFT_TABLE)
+                                                            for d in thrown)):
+                    # (a die read on the bar, the rail or off the board may be a cocked die leaning there:
+                    # only a throw read lying flat in the wrong table is called)
                     # real vision places dice and follows turns too loosely to call a void throw (measured:
                     # a wrong-table call during a cocked-die throw in 297 turns): the players check
                     throw = [replace(e, unsure=True, note="the throw looks void (where the dice rest): "
@@ -1069,6 +1073,14 @@ class Tracker:
         s = self.state
         if sc.board == s.sent:
             return []
+        if self.config.judge is not None and s.phase is not Phase.PLAYING and s.sent is not None:
+            # real vision: a board read whole that no play on record explains is asked about, never
+            # sent as moved without a throw (a full reading can be wrong, and the laws would then hold
+            # every later throw against it); the next play is judged from the board read (resync)
+            self.state = replace(s, known=False)
+            return [Emitted(PositionObserved(position_of(sc.board, s.turn or Side.WHITE), t=t, uncertain=True),
+                            seq, _changed_points(s.sent, sc.board), unsure=True,
+                            note="the board changed with no play on record: please check")]
         if not sc.sure:
             if s.phase is not Phase.PLAYING and s.sent is not None:
                 # a change seen without a throw, but not clearly: ask, never accuse

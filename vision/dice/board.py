@@ -2,14 +2,19 @@
 
 Stages (each a plain function):
 
-1. ``die_candidates``: peaks of the learned detector on the top view at die height
-   (:mod:`vision.dice.detect`), cut as image squares of the die's projected edge;
-2. ``refine``: the face classifier (shared with ``bgref vision dice``) rejects what is not a die and
-   reads faces, re-reading plausible candidates on a few shifted crops;
-3. ``pose_of``: flat / cocked / on the other die from the top face's geometry in board coordinates
+1. detection: peaks of the learned detector on the top view at die height
+   (:mod:`vision.dice.detect`), as board points on the plane of a flat die's top;
+2. ``read_top_faces``: each peak's up face rectified on that plane (:mod:`vision.dice.topface`,
+   ``die_face_top.onnx``): the face model rejects what is not a die and reads the face, re-reading
+   a plausible candidate on a 3 x 3 grid of shifted squares (the face is unsure unless they agree);
+   without that model, ``die_candidates`` + ``refine`` read oblique image squares with
+   ``die_face_board.onnx`` (the previous reader);
+3. one die, one reading: a reading on the line toward the camera within ~1.4 edges of another is
+   that die's side face (``side_face_readings``), and readings closer than an edge are one die;
+4. ``pose_of``: flat / cocked / on the other die from the top face's geometry in board coordinates
    (:mod:`vision.dice.pose`: the image rectified on the planes z = edge and z = 2 edges); inside the
    uncertainty band the answer is None ("unsure"), never a guess;
-4. area and distance to the nearest boundary from the centre in board mm.
+5. area and distance to the nearest boundary from the centre in board mm; owner by body colour.
 """
 
 from __future__ import annotations

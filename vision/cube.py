@@ -291,15 +291,13 @@ def refine_blobs(image: npt.NDArray[Any], profile: Any, blobs: list[CubeBlob], r
     if not blobs:
         return []
     side_px = blobs[0].side_mm * REFINE_PPM
-    k = max(3, round(side_px))
-    n = 2 * (max(1, round(reach * side_px)) + k - k // 2 + 2) + 1
-    c0 = (n - 1) / 2
+    _, _, n = _fit_geometry(side_px, reach)
+    views = cube_patches(image, profile, blobs, n, n / side_px)
     out = []
-    for blob, view in zip(blobs, cube_patches(image, profile, blobs, n, n / side_px), strict=True):
-        u, v = refine_center(view.astype(np.float32), c0, c0, 0.0, side_px, reach)
+    for blob, (du, dv) in zip(blobs, _square_fits(np.vstack(views), len(views), side_px, reach), strict=True):
         # view columns run along the edge direction, rows against its perpendicular (cube_patch)
         t = math.radians(blob.rotation_deg)
-        du, dv = (u - c0) / REFINE_PPM, (v - c0) / REFINE_PPM
+        du, dv = du / REFINE_PPM, dv / REFINE_PPM
         out.append(replace(blob, center_mm=(blob.center_mm[0] + math.cos(t) * du + math.sin(t) * dv,
                                             blob.center_mm[1] + math.sin(t) * du - math.cos(t) * dv)))
     return out
@@ -325,25 +323,46 @@ def refine_center(patch: npt.NDArray[np.float32], x: float, y: float, angle_deg:
     The view is turned so the square is axis-aligned (one small warp), then the edge energy of every
     candidate centre is four shifted sums of box-filtered gradients.
     """
-    k = max(3, round(side_px))
-    rr = max(1, round(reach * side_px))
-    hl, hr = k // 2, k - k // 2
-    c0 = rr + hr + 2
-    n = 2 * c0 + 1
+    _, c0, n = _fit_geometry(side_px, reach)
     t = math.radians(angle_deg)
     cs, sn = math.cos(t), math.sin(t)
     m = np.array([[cs, -sn, x - cs * c0 + sn * c0], [sn, cs, y - sn * c0 - cs * c0]], np.float32)
     loc = cv2.warpAffine(patch, m, (n, n), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                          borderMode=cv2.BORDER_REPLICATE)
-    vx = cv2.blur(np.abs(cv2.Sobel(loc, cv2.CV_32F, 1, 0, ksize=3)), (1, k))  # vertical edge segments
-    hy = cv2.blur(np.abs(cv2.Sobel(loc, cv2.CV_32F, 0, 1, ksize=3)), (k, 1))  # horizontal ones
+    du, dv = _square_fits(loc, 1, side_px, reach)[0]
+    return x + cs * du - sn * dv, y + sn * du + cs * dv
+
+
+def _fit_geometry(side_px: float, reach: float) -> tuple[int, int, int]:
+    """(search radius, centre, side) in pixels of the square views :func:`_square_fits` reads."""
+    k = max(3, round(side_px))
+    rr = max(1, round(reach * side_px))
+    c0 = rr + k - k // 2 + 2
+    return rr, c0, 2 * c0 + 1
+
+
+def _square_fits(views: npt.NDArray[Any], count: int, side_px: float, reach: float) -> list[tuple[float, float]]:
+    """For ``count`` square views stacked vertically (each ``_fit_geometry``'s side, the square
+    axis-aligned around its centre): the offset (du, dv) from each view's centre of the ``side_px``
+    square with the most gradient energy across its four edges.  One gradient and box-filter pass
+    for all views (a view's search never reads its neighbours' rows: the vertical box reaches half
+    a side, the views have a margin of a side)."""
+    k = max(3, round(side_px))
+    rr, c0, n = _fit_geometry(side_px, reach)
+    hl, hr = k // 2, k - k // 2
+    img = np.asarray(views, np.float32)
+    vx = cv2.blur(np.abs(cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3)), (1, k))  # vertical edge segments
+    hy = cv2.blur(np.abs(cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3)), (k, 1))  # horizontal ones
     lo, hi = c0 - rr, c0 + rr + 1
     a, b = hr - 1, hl  # the square's pixels run from u - hl to u + hr - 1
-    score = (vx[lo:hi, lo - b:hi - b] + vx[lo:hi, lo + a:hi + a]
-             + hy[lo - b:hi - b, lo:hi] + hy[lo + a:hi + a, lo:hi])
-    iv, iu = np.unravel_index(int(np.argmax(score)), score.shape)
-    du, dv = float(iu) - rr, float(iv) - rr
-    return x + cs * du - sn * dv, y + sn * du + cs * dv
+    out = []
+    for i in range(count):
+        o = i * n
+        score = (vx[o + lo:o + hi, lo - b:hi - b] + vx[o + lo:o + hi, lo + a:hi + a]
+                 + hy[o + lo - b:o + hi - b, lo:hi] + hy[o + lo + a:o + hi + a, lo:hi])
+        iv, iu = np.unravel_index(int(np.argmax(score)), score.shape)
+        out.append((float(iu) - rr, float(iv) - rr))
+    return out
 
 
 def cube_position(profile: Any, center_mm: tuple[float, float],

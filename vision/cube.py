@@ -553,8 +553,16 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
         return CubeReading(None, 0.0, pos, round(blob.rotation_deg, 1),
                            round(min(pconf, 0.5) if blob.ambiguous else pconf, 4))
     top = found[: cfg.model_candidates]
+    probe_probs: dict[int, npt.NDArray[np.float64]] = {}
     if isinstance(numeral, CubeNumeral):
-        reads = numeral.best(image, profile, top)
+        # the probes of the most contrasted window (the cube in ~97 % of frames) ride in the same
+        # model pass; another chosen window gets its own pass
+        probes = side_probes(sampler, top[0]) if cfg.side_probes else []
+        p = numeral.cube_probabilities(numeral.patches(image, profile, top + probes))
+        if probes:
+            probe_probs[id(top[0])] = p[len(top):]
+        order = sorted(range(len(top)), key=lambda i: float(p[i, 0]))
+        reads = [(top[i], numeral.decide(p[i])) for i in order]
     else:
         reads = sorted(((b, numeral(image, profile, b)) for b in top), key=lambda br: -br[1].cube_probability)
     blob, nr = reads[0]
@@ -567,7 +575,8 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
     if nr.cube_probability < cfg.min_cube_probability or rivals:
         pconf = min(pconf, 0.5)
     face = nr.face if nr.face is not None and nr.confidence >= cfg.min_confidence else None
-    if face is not None and cfg.side_probes and isinstance(numeral, CubeNumeral) and _top_beyond(image, sampler, blob, face, numeral, cfg):
+    if face is not None and cfg.side_probes and isinstance(numeral, CubeNumeral) and _top_beyond(
+            image, sampler, blob, face, numeral, cfg, probe_probs.get(id(blob))):
         face = None
     rotation = rotation_of(blob.rotation_deg, nr.quarter_turns) if face is not None else blob.rotation_deg
     return CubeReading(face, round(nr.confidence if face is not None else 0.0, 4), pos, round(rotation, 1),
@@ -591,13 +600,15 @@ def side_probes(sampler: CubeSampler, blob: CubeBlob) -> list[CubeBlob]:
 
 
 def _top_beyond(image: npt.NDArray[Any], sampler: CubeSampler, blob: CubeBlob, face: int, numeral: CubeNumeral,
-                cfg: CubeConfig) -> bool:
+                cfg: CubeConfig, probs: npt.NDArray[np.float64] | None = None) -> bool:
     """True when the cube's top seems to lie beyond ``blob`` (away from the camera): ``blob`` is then
-    likely a side face, whose numeral is not the one on top."""
-    probes = side_probes(sampler, blob)
-    if not probes:
-        return False
-    probs = numeral.cube_probabilities(numeral.patches(image, sampler.profile, probes))
+    likely a side face, whose numeral is not the one on top.  ``probs``: the model's probabilities
+    of :func:`side_probes` of ``blob`` when already computed."""
+    if probs is None:
+        probes = side_probes(sampler, blob)
+        if not probes:
+            return False
+        probs = numeral.cube_probabilities(numeral.patches(image, sampler.profile, probes))
     for f, p in zip(SIDE_PROBES, probs, strict=True):
         r = numeral.decide(p)
         if r.cube_probability < cfg.side_probe_cube_probability:

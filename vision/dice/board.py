@@ -235,14 +235,27 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
                                tta=False)
     mm_per_px = edge * CONTEXT / PATCH
     m = len(grid)
+    moved: list[tuple[int, int, bool]] = []  # (candidate, slice, the slices agree on its face)
     for n, i in enumerate(todo):
-        j, best = choose(g[n * m : n * m + m], dcfg.vote_notdie, dcfg.top_vote_share, dcfg.top_min_probability)
+        gs = g[n * m : n * m + m]
+        j, best = choose(gs, dcfg.vote_notdie, dcfg.top_vote_share, 0.0)
         f = first[i]
         if best.not_die < dcfg.top_refined_max_notdie and best.not_die - 0.2 * best.probability < f.not_die - 0.2 * f.probability:
             mm[i] += np.array(grid[j], np.float64) * mm_per_px
-            out[i] = best
+            moved.append((i, j, best.probability == gs[j].probability))
+            out[i] = gs[j]
         elif f.probability < dcfg.top_min_probability:
             out[i] = FaceGuess(f.face, min(f.probability, 0.5), f.not_die)
+    if moved:
+        # the chosen slice once more in its 8 turns and mirrors: the face stands only when that
+        # reading agrees with the slice's and reaches top_min_probability (a side face of a tilted
+        # die can look like a face from one orientation, rarely from all eight); its P(not a die)
+        # counts too (keeping the slice's instead made one more wrong face on the tuning seeds)
+        slices = [win[i][s + grid[j][1] : s + grid[j][1] + PATCH, s + grid[j][0] : s + grid[j][0] + PATCH] for i, j, _ in moved]
+        tt = model.classify_patches(slices, tta=True) if dcfg.top_tta_final else [out[i] for i, _, _ in moved]
+        for (i, _, agree), t in zip(moved, tt, strict=True):
+            ok = agree and t.face == out[i].face and t.probability >= dcfg.top_min_probability
+            out[i] = t if ok else FaceGuess(t.face, min(t.probability, 0.5), t.not_die)
     return mm, out
 
 

@@ -433,10 +433,11 @@ def evaluate_set(name: str = "heldout", model: Path | None = None,
             res["errors"].append(f"{png.name}: {tc['face']} read as {raw.face} ({raw.face_confidence})")
         for t in tallies:
             t[outcome] += 1
-        if raw.position.value == tc["position"]:
+        if raw.position_confidence < cfg.min_position_confidence:
+            res["position_unsure"] += 1  # right or not: it says it is unsure
+            res["unsure"].append(f"{png.name}: position {tc['position']} ({raw.position.value} at {raw.position_confidence})")
+        elif raw.position.value == tc["position"]:
             res["position_right"] += 1
-        elif raw.position_confidence < cfg.min_position_confidence:
-            res["position_unsure"] += 1
         else:
             res["position_wrong"] += 1
             res["errors"].append(f"{png.name}: {tc['position']} read as {raw.position.value}")

@@ -170,7 +170,7 @@ def _matched(truth: dict[str, object], found: tuple[object, ...]) -> list[object
 
 def test_read_dice_on_rendered_boards(clf: FaceClassifier) -> None:
     """Three rendered boards: no false die, no wrong face, no die placed in the wrong table; most
-    dice read (held-out rate ~60 % right and ~20 % unsure per die at 1280x720)."""
+    dice read (held-out rate ~77 % right and ~9 % unsure per die at 1280x720)."""
     from vision.config import VisionConfig
     from vision.dice.board import read_dice
 

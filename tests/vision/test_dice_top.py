@@ -119,3 +119,16 @@ def test_fast_normalisation_gives_the_training_numbers() -> None:
         p[10:14, 10:14] = 250  # light pips: the polarity flips
     assert np.abs(normalise_fast(ps) - normalise_patches(ps)).max() < 1e-5
     assert normalise_fast([]).shape == (0, 1, PATCH, PATCH)
+
+
+def test_a_side_face_reading_toward_the_camera_is_dropped() -> None:
+    from vision.dice.board import side_face_readings
+
+    cam = (400.0, 900.0)  # the camera's foot, far "below" the dice in y
+    top = np.array([[400.0, 300.0], [400.0, 319.0]])  # the second reading 1.2 edges toward the camera
+    assert side_face_readings(top, cam, 16.0) == {1}
+    assert side_face_readings(top[::-1].copy(), cam, 16.0) == {0}
+    beside = np.array([[400.0, 300.0], [419.0, 300.0]])  # two dice side by side across the line of sight
+    assert side_face_readings(beside, cam, 16.0) == set()
+    far = np.array([[400.0, 300.0], [400.0, 330.0]])  # 1.9 edges: two dice
+    assert side_face_readings(far, cam, 16.0) == set()

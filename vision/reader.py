@@ -107,7 +107,8 @@ class BoardReader:
         patches = st.sampler.patches(image)
         probs = self.slots.probabilities(patches, cfg.slot_temperature)
         checkers: CheckerReadings = counts_from_slot_probs(st.sampler.slots, probs, covered, cfg.slot_hand_max,
-                                                               cfg.slot_layer_error_factor)
+                                                               cfg.slot_layer_error_factor,
+                                                               cfg.slot_neighbour_hand_max, cfg.slot_object_weight)
         clock.lap("checkers")
         dice: tuple[DieReading, ...] = read_dice(image, profile, self.faces, cfg, st.dice)
         clock.lap("dice")

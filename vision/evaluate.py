@@ -201,10 +201,10 @@ def evaluate_rendered(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
                     cube["face_right"] += 1
                 else:
                     cube["face_wrong"] += 1
-                if obs.cube.position.value == tc["position"]:
+                if obs.cube.position_confidence < cfg.observation_min_confidence:
+                    cube["position_unsure"] += 1  # right or not, an unsure place is not a reading
+                elif obs.cube.position.value == tc["position"]:
                     cube["position_right"] += 1
-                elif obs.cube.position_confidence < cfg.observation_min_confidence:
-                    cube["position_unsure"] += 1
                 else:
                     cube["position_wrong"] += 1
                     errors.append(f"{seed}: cube {tc['position']} read {obs.cube.position.value}")

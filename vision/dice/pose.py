@@ -1,23 +1,25 @@
 """Flat, cocked or on the other die: the top face's geometry in board coordinates.
 
 A flat die's top face is a square of the die's edge, parallel to the board, at height = the die's
-edge.  :func:`pose_patch` rectifies the image around a die on two horizontal planes of the board:
-z = the die's edge (a flat die's top is there: a sharp square of known size, in the middle) and
-z = twice the edge (the top of a die resting on the other die).  Because the rectification is in
-board millimetres, a flat die looks the same from any camera angle up to 45 degrees (its visible side
-faces fall outside the square, on the side away from the camera), while a tilted top face is skewed,
-shifted and blurred across the plane and a raised one is sharp only on the upper plane.  The patch
-is turned so that the camera is always on the same side of it (which side faces a flat die shows is
-then fixed, and a side face seen where a flat die cannot show one is a cue the model can use).  A small
-CNN (``vision/models/die_pose.onnx``, trained on rendered dice by
-``python -m vision.training.faces pose``) reads the two planes: flat / cocked (leaning on a checker,
-the rail, the bar or the other die) / on top of the other die.
+edge.  :func:`pose_patch` rectifies the image around a die on horizontal planes of the board at
+``POSE_PLANES`` die edges (0.5, 1, 1.5, 2): on z = one edge a flat die's top is a sharp square of known
+size in the middle, on z = two edges the top of a die resting on the other die is; a tilted top face
+spans heights, so it is foreshortened, skewed and shifted differently on each plane, and sharp on none.
+Because the rectification is in board millimetres, a flat die looks the same from any camera angle up
+to 45 degrees (its visible side faces fall outside the square, on the side facing the camera), while a
+cocked die shows a side face where a flat die cannot.  The patch is turned so that the camera is
+always on the same side of it.  A small CNN (``vision/models/die_pose.onnx``, trained on rendered dice
+by ``python -m vision.training.pose train``: flat in the open, flat against a checker / the rail / the
+bar / the other die, leaning on each at 5-45 degrees, on top of the other die) reads the planes: flat /
+cocked (leaning) / on top of the other die.  ``vision.dice.board.pose_of`` turns its probabilities
+into flat / cocked / unsure with the :class:`vision.dice.config.DiceConfig` thresholds.
 
 Training and inference share :func:`pose_patch` and :func:`normalise_pose`.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,11 +31,29 @@ import numpy.typing as npt
 from vision.dice.classify import MODEL_DIR, session
 
 DIE_POSE_MODEL = MODEL_DIR / "die_pose.onnx"
-POSE_PATCH = 32
+POSE_PATCH = 48
 """Side of the pose patch (pixels)."""
-POSE_SPAN = 2.0
-"""The pose patch covers this many die edges on each plane."""
+POSE_SPAN = 2.4
+"""The pose patch covers this many die edges on each plane (the found centre of a cocked die can be
+half an edge off its body's)."""
+POSE_PLANES = (0.5, 1.0, 1.5, 2.0)
+"""Heights of the rectified planes, in die edges: a flat die's top is sharp on 1.0, the top of a die
+on the other die on 2.0; a tilted top face crosses the planes between."""
 FLAT, COCKED, ON_DIE = 0, 1, 2
+_COARSE = 6
+"""Samples per side of the grid projected through the lens (the rest is interpolated: < 0.05 px off)."""
+
+
+@functools.lru_cache(maxsize=4)
+def _interpolation(n: int, k: int) -> npt.NDArray[np.float64]:
+    """(n, k) weights of linear interpolation from k evenly spaced samples to n (same ends)."""
+    t = np.linspace(0.0, k - 1.0, n)
+    i0 = np.minimum(np.floor(t).astype(int), k - 2)
+    f = t - i0
+    w = np.zeros((n, k))
+    w[np.arange(n), i0] = 1 - f
+    w[np.arange(n), i0 + 1] = f
+    return w
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,12 +74,13 @@ def camera_centre(profile: Any) -> npt.NDArray[np.float64]:
 
 def pose_patch(gray: npt.NDArray[Any], profile: Any, center_mm: tuple[float, float], edge_mm: float,
                camera_mm: npt.NDArray[np.float64] | None = None) -> npt.NDArray[np.uint8]:
-    """(2, P, P) grey samples of the planes z = edge and z = 2 edges around ``center_mm`` (board mm),
-    turned so that the camera lies straight "below" the patch: a flat die's visible side faces then
-    always fall on the same side of its top square, whatever the camera's position."""
-    n = POSE_PATCH
+    """(len(POSE_PLANES), P, P) grey samples of the planes z = ``POSE_PLANES`` die edges around
+    ``center_mm`` (board mm), turned so that the camera lies straight "below" the patch: a flat die's
+    visible side faces then always fall on the same side of its top square, whatever the camera's position."""
+    n, k = POSE_PATCH, _COARSE
     span = POSE_SPAN * edge_mm
-    g = (np.arange(n) + 0.5) / n * span - span / 2
+    half = span / 2 - span / (2 * n)  # the outermost sample centres
+    g = np.linspace(-half, half, k)
     cam = camera_centre(profile) if camera_mm is None else camera_mm
     d = np.array([cam[0] - center_mm[0], cam[1] - center_mm[1]], np.float64)
     norm = float(np.hypot(d[0], d[1]))
@@ -68,21 +89,27 @@ def pose_patch(gray: npt.NDArray[Any], profile: Any, center_mm: tuple[float, flo
     gu, gv = np.meshgrid(g, g)
     gx = center_mm[0] + gu * u[0] + gv * v[0]
     gy = center_mm[1] + gu * u[1] + gv * v[1]
-    planes = []
-    for z in (edge_mm, 2 * edge_mm):
-        pts = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, z)], axis=1)
-        img = profile.board_to_image(pts).astype(np.float32)
-        planes.append(cv2.remap(gray, img[:, 0].reshape(n, n), img[:, 1].reshape(n, n), cv2.INTER_LINEAR,
-                                borderMode=cv2.BORDER_REPLICATE))
-    return np.stack(planes)
+    planes_n = len(POSE_PLANES)
+    z = np.repeat(np.asarray(POSE_PLANES, np.float64) * edge_mm, gx.size)
+    pts = np.stack([np.tile(gx.ravel(), planes_n), np.tile(gy.ravel(), planes_n), z], axis=1)
+    # the lens is smooth over a die's span: project a coarse grid, interpolate it to every sample
+    coarse = profile.board_to_image(pts).reshape(planes_n, k, k, 2).transpose(3, 0, 1, 2)
+    w = _interpolation(n, k)
+    fine = (w @ coarse @ w.T).astype(np.float32)  # (x|y, plane, n, n)
+    out = cv2.remap(gray, fine[0].reshape(planes_n * n, n), fine[1].reshape(planes_n * n, n), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)
+    planes: npt.NDArray[np.uint8] = np.asarray(out, np.uint8).reshape(planes_n, n, n)
+    return planes
 
 
 def normalise_pose(p: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     """Each plane centred on its median and scaled by its spread (float32)."""
     x = p.astype(np.float32)
-    med = np.median(x.reshape(len(x), -1), axis=1)[:, None, None]
-    spread = np.maximum(np.percentile(x.reshape(len(x), -1), 95, axis=1) - np.percentile(x.reshape(len(x), -1), 5, axis=1), 16.0)
-    out: npt.NDArray[np.float32] = ((x - med) / spread[:, None, None]).astype(np.float32)
+    m = x.shape[1] * x.shape[2]
+    ks = (m // 20, m // 2, m - 1 - m // 20)  # the 5th, 50th and 95th percentiles
+    lo, med, hi = np.partition(x.reshape(len(x), -1), ks, axis=1)[:, ks].T
+    spread = np.maximum(hi - lo, 16.0)
+    out: npt.NDArray[np.float32] = ((x - med[:, None, None]) / spread[:, None, None]).astype(np.float32)
     return out
 
 

@@ -223,10 +223,33 @@ def hidden_under(dice: list[dict[str, Any]]) -> set[int]:
     return out
 
 
+def found_centres(img: np.ndarray, prof: Any, truth: dict[str, Any]) -> list[tuple[float, float] | None]:
+    """Per true die, the centre the die stage (:func:`vision.dice.board.read_dice`) found for it, or None."""
+    from vision.config import VisionConfig
+    from vision.dice.board import read_dice
+    from vision.dice.classify import FaceClassifier
+    from vision.dice.evaluate import match
+
+    global _FACES
+    if _FACES is None:
+        _FACES = FaceClassifier()
+    board: Any = sys.modules["vision.dice.board"]
+    installed = board.pose_classifier
+    board.pose_classifier = lambda: None  # the centres only: the pose model being trained may not match
+    try:
+        found = read_dice(img, prof, _FACES, VisionConfig())
+    finally:
+        board.pose_classifier = installed
+    return [found[j].center_mm if j is not None else None for j in match(truth["dice"], found)]
+
+
+_FACES: Any = None
+
+
 def frame_samples(img_path: Path, truth: dict[str, Any], rng: random.Random, copies: tuple[int, int, int],
                   jitter_mm: float) -> tuple[list[np.ndarray], list[int], list[float]]:
-    """Pose patches of every (visible) die of one frame, ``copies[label]`` each, around its body's or
-    its up face's centre jittered by up to ``jitter_mm``; labels; tilts."""
+    """Pose patches of every (visible) die of one frame, ``copies[label]`` each, around its body's,
+    its up face's or the die stage's found centre in turn, jittered by up to ``jitter_mm``; labels; tilts."""
     from vision.dice.pose import pose_patch
     from vision.preprocess import to_gray
     from vision.training.rendered import profile_for
@@ -240,13 +263,15 @@ def frame_samples(img_path: Path, truth: dict[str, Any], rng: random.Random, cop
     edge = (dmin + dmax) / 2
     xs, ys, tilts = [], [], []
     hidden = hidden_under(truth["dice"])
+    found = found_centres(img, prof, truth)
     for i, die in enumerate(truth["dice"]):
         if i in hidden:
             continue
         lab = label_of(die)
-        cs = pose_centres(die, prof, edge)
+        f = found[i]
+        cs = pose_centres(die, prof, edge) + ([f] if f is not None else [])
         for k in range(copies[lab]):
-            x, y = cs[k % 2]
+            x, y = cs[k % len(cs)]
             c = (x + rng.uniform(-jitter_mm, jitter_mm), y + rng.uniform(-jitter_mm, jitter_mm))
             xs.append(pose_patch(gray, prof, c, edge))
             ys.append(lab)
@@ -254,7 +279,7 @@ def frame_samples(img_path: Path, truth: dict[str, Any], rng: random.Random, cop
     return xs, ys, tilts
 
 
-def pose_samples(sources: list[tuple[Path, range]], *, seed: int = 7, copies: tuple[int, int, int] = (2, 4, 6),
+def pose_samples(sources: list[tuple[Path, range]], *, seed: int = 7, copies: tuple[int, int, int] = (3, 5, 8),
                  jitter_mm: float = 2.0, cache: Path | None = None) -> dict[str, np.ndarray]:
     """Patches (uint8), labels, tilts and frame seeds of every frame of ``sources`` (folder, seeds)."""
     import hashlib
@@ -301,7 +326,7 @@ def make_pose(nn: Any, planes: int) -> Any:
     side = POSE_PATCH // 8
     return nn.Sequential(
         *block(planes, 16), nn.MaxPool2d(2), *block(16, 32), nn.MaxPool2d(2), *block(32, 48), nn.MaxPool2d(2),
-        *block(48, 48), nn.Flatten(), nn.Dropout(0.2), nn.Linear(48 * side * side, 64), nn.ReLU(), nn.Linear(64, 3),
+        *block(48, 48), nn.Flatten(), nn.Dropout(0.3), nn.Linear(48 * side * side, 64), nn.ReLU(), nn.Linear(64, 3),
     )
 
 
@@ -313,7 +338,7 @@ def training_sources() -> list[tuple[Path, range]]:
             (cache_dir() / "1280x720", TRAIN_SEEDS), (cache_dir() / DICE_RENDERS / "1280x720", TRAIN_SEEDS)]
 
 
-def train(out: Path, *, seed: int = 7, epochs: int = 14, cache: Path | None = None, log: Any = print) -> dict[str, object]:
+def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = None, log: Any = print) -> dict[str, object]:
     """Train the pose model; frames whose seed % 10 == 0 are the validation (and threshold-tuning) slice."""
     import torch
     from torch import nn
@@ -334,7 +359,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 14, cache: Path | None = No
     counts = torch.bincount(yt, minlength=3).float().clamp(min=1)
     weight = (counts.sum() / counts) ** 0.5
     model = make_pose(nn, len(POSE_PLANES))
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-3)
     steps = epochs * math.ceil(len(yt) / 128)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
     gen = torch.Generator().manual_seed(seed)
@@ -346,7 +371,10 @@ def train(out: Path, *, seed: int = 7, epochs: int = 14, cache: Path | None = No
             xb = xt[idx]
             if bool(torch.randint(0, 2, (1,), generator=gen)):
                 xb = torch.flip(xb, dims=(3,))  # mirror across the camera's direction: same pose
-            xb = xb * (0.8 + 0.4 * torch.rand(len(xb), 1, 1, 1, generator=gen))
+            xb = xb * (0.8 + 0.4 * torch.rand(len(xb), 1, 1, 1, generator=gen)) + 0.1 * torch.randn(len(xb), 1, 1, 1, generator=gen)
+            xb = xb + 0.03 * torch.randn(xb.shape, generator=gen)  # sensor noise
+            dy, dx = (int(v) for v in torch.randint(-2, 3, (2,), generator=gen))
+            xb = torch.roll(xb, shifts=(dy, dx), dims=(2, 3))  # the found centre's error
             loss = nn.functional.cross_entropy(model(xb), yt[idx], weight=weight)
             opt.zero_grad()
             loss.backward()  # type: ignore[no-untyped-call]
@@ -507,7 +535,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--size", default="1280x720")
     t = sub.add_parser("train", help="train the pose model (needs torch)")
     t.add_argument("--seed", type=int, default=7)
-    t.add_argument("--epochs", type=int, default=14)
+    t.add_argument("--epochs", type=int, default=20)
     t.add_argument("--out", type=Path, default=None)
     t.add_argument("--cache", type=Path, default=None, help="keep the extracted patches here (repeated runs)")
     e = sub.add_parser("eval", help="flat / cocked / on-die calls on held-out pose renders")

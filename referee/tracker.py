@@ -928,7 +928,9 @@ class Tracker:
 
         if s.phase is Phase.VOID_THROW:
             if not mover_dice:  # picked up for the rethrow
-                out.append(Emitted(DiceLifted(turn, t=t), seq, note="dice picked up to throw again"))
+                # (real vision: the void throw may not have been one -- never an accusation on its lift)
+                out.append(Emitted(DiceLifted(turn, t=t), seq, unsure=cfg.judge is not None,
+                                   note="dice picked up to throw again"))
                 self.state = replace(self.state, phase=Phase.TO_THROW, dice=None, dice_xy=())
                 s = self.state
                 fresh = [d for d in sc.dice if not _near(d, s.other_xy, cfg.same_die_mm)]

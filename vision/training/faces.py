@@ -401,119 +401,6 @@ def train_detector(folders: list[Path], out: Path, *, seed: int = 7, steps: int 
 
 
 # ---------------------------------------------------------------------------------------------
-# the pose model (vision/dice/pose.py): flat / cocked / on the other die
-
-
-def pose_samples(folders: list[Path], seed: int = 7, flat_copies: int = 3, cocked_copies: int = 12,
-                 jitter_mm: float = 2.5) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """Pose patches of every die in the training frames, cut around its centre jittered by up to
-    ``jitter_mm`` (the detector's error), labels 0 flat / 1 cocked / 2 on the other die, seeds."""
-    from vision.dice.pose import COCKED, FLAT, ON_DIE, pose_patch
-    from vision.preprocess import to_gray
-    from vision.training.rendered import TRAIN_SEEDS, profile_for
-
-    rng = random.Random(seed)
-    xs, ys, seeds = [], [], []
-    for d in folders:
-        for js in sorted(d.glob("*.json")):
-            seed_ = int(js.stem)
-            if seed_ not in TRAIN_SEEDS:
-                continue
-            img = cv2.imread(str(js.with_suffix(".png")), cv2.IMREAD_COLOR)
-            if img is None:
-                continue
-            truth = json.loads(js.read_text())
-            prof = profile_for(truth)
-            gray = to_gray(img)
-            dmin, dmax = prof.spec.die_size_mm
-            edge = (dmin + dmax) / 2
-            for die in truth["dice"]:
-                lab = ON_DIE if die.get("on_die") else COCKED if die["cocked"] else FLAT
-                x, y = die["center_mm"][:2]
-                for _ in range(flat_copies if lab == FLAT else cocked_copies):
-                    c = (x + rng.uniform(-jitter_mm, jitter_mm), y + rng.uniform(-jitter_mm, jitter_mm))
-                    xs.append(pose_patch(gray, prof, c, edge))
-                    ys.append(lab)
-                    seeds.append(seed_)
-    return np.stack(xs), np.array(ys, np.int64), seeds
-
-
-def make_pose(nn: object) -> Any:
-    import torch.nn as tnn
-
-    def block(i: int, o: int) -> list[tnn.Module]:
-        return [tnn.Conv2d(i, o, 3, padding=1, bias=False), tnn.BatchNorm2d(o), tnn.ReLU()]
-
-    return tnn.Sequential(
-        *block(2, 16), tnn.MaxPool2d(2), *block(16, 32), tnn.MaxPool2d(2), *block(32, 48), tnn.MaxPool2d(2),
-        *block(48, 48), tnn.AdaptiveAvgPool2d(1), tnn.Flatten(), tnn.Dropout(0.1), tnn.Linear(48, 3),
-    )
-
-
-def train_pose(folders: list[Path], out: Path, *, seed: int = 7, epochs: int = 12) -> dict[str, object]:
-    """Train the pose model (flat / cocked / on die); frames whose seed % 10 == 0 are validation."""
-    import torch
-    from torch import nn
-
-    from vision.dice.pose import normalise_pose
-
-    torch.set_num_threads(1)
-    torch.manual_seed(seed)
-    t0 = time.time()
-    raw, y, seeds = pose_samples(folders, seed)
-    val = np.array([s % 10 == 0 for s in seeds])
-    x = np.stack([normalise_pose(p) for p in raw]).astype(np.float32)
-    print(f"pose samples {Counter(y.tolist())} ({int(val.sum())} validation) in {time.time() - t0:.0f}s", flush=True)
-    xt, yt = torch.from_numpy(x[~val]), torch.from_numpy(y[~val])
-    xv, yv = torch.from_numpy(x[val]), torch.from_numpy(y[val])
-    counts = torch.bincount(yt, minlength=3).float().clamp(min=1)
-    weight = (counts.sum() / counts) ** 0.5
-    model = make_pose(nn)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    steps = epochs * math.ceil(len(yt) / 128)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    gen = torch.Generator().manual_seed(seed)
-    for epoch in range(epochs):
-        model.train()
-        perm = torch.randperm(len(yt), generator=gen)
-        for i in range(0, len(perm), 128):
-            idx = perm[i : i + 128]
-            xb = xt[idx]
-            if bool(torch.randint(0, 2, (1,), generator=gen)):
-                xb = torch.flip(xb, dims=(3,))
-            xb = xb * (0.8 + 0.4 * torch.rand(len(xb), 1, 1, 1, generator=gen))
-            loss = nn.functional.cross_entropy(model(xb), yt[idx], weight=weight)
-            opt.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            opt.step()
-            sched.step()
-        model.eval()
-        with torch.no_grad():
-            pv = model(xv).argmax(1) if len(yv) else yv
-        acc = float((pv == yv).float().mean()) if len(yv) else float("nan")
-        print(f"epoch {epoch + 1}/{epochs} loss {float(loss.detach()):.4f} val acc {acc:.4f}", flush=True)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    from vision.dice.pose import POSE_PATCH
-
-    torch.onnx.export(
-        model, (torch.zeros(1, 2, POSE_PATCH, POSE_PATCH),), str(out), input_names=["planes"], output_names=["logits"],
-        dynamic_axes={"planes": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
-    )
-    with torch.no_grad():
-        pv = model(xv).argmax(1) if len(yv) else yv
-    confusion = [[int(((yv == a) & (pv == b)).sum()) for b in range(3)] for a in range(3)]
-    record: dict[str, object] = {
-        "model": out.name, "seed": seed, "epochs": epochs,
-        "train_patches": {str(k): int(v) for k, v in sorted(Counter(y[~val].tolist()).items())},
-        "validation_confusion_flat_cocked_ondie": confusion, "folders": [str(f) for f in folders],
-        "frames": len(set(seeds)), "seeds": [min(seeds), max(seeds)] if seeds else [],
-        "seconds": round(time.time() - t0), "torch": torch.__version__,
-    }
-    out.with_suffix(".train.json").write_text(json.dumps(record, indent=2) + "\n")
-    return record
-
-
-# ---------------------------------------------------------------------------------------------
 # the board face model on rectified up faces (vision/dice/topface.py)
 
 
@@ -690,12 +577,6 @@ if __name__ == "__main__":
         tops = Path(a[3]) if len(a) > 3 else None
         print(train_detector([cache_dir() / "1280x720", cache_dir() / DICE_RENDERS / "1280x720"], outp, steps=steps,
                              cache=tops))
-        raise SystemExit(0)
-    if a and a[0] == "pose":
-        from vision.training.rendered import cache_dir
-
-        outp = Path(a[1]) if len(a) > 1 else MODELS / "die_pose.onnx"
-        print(train_pose([cache_dir() / "1280x720", cache_dir() / DICE_RENDERS / "1280x720"], outp))
         raise SystemExit(0)
     if a and a[0] == "top":
         from vision.training.rendered import cache_dir

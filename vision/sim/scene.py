@@ -457,7 +457,7 @@ def _cocked_die(
         else:
             yw = f.y0 if rng.random() < 0.5 else f.y1
             contact = np.array([rng.uniform(rect.x0 + 30, rect.x1 - 30), yw, 0.0])
-            toward = np.array([0.0, 1.0 if yw == f.y0 else -1.0, 0.0])
+            toward = np.array([0.0, -1.0 if yw == f.y0 else 1.0, 0.0])  # from the die to the rail
     if mode == "die":
         o = others[-1]
         ang = rng.uniform(0, 2 * math.pi)

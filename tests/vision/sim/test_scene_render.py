@@ -103,6 +103,11 @@ def test_dice_show_their_value_and_rest_plausibly(mode: str | None) -> None:
             assert last.on_die and last.cocked
         else:
             assert last.cocked and 5 < last.tilt_deg < 45, (mode, last.tilt_deg)
+        if mode in ("rail", "bar"):  # a die leaning on a wall rests in the playing field, not inside the wall
+            lc = np.array([[x, y, z] for x in (-8, 8) for y in (-8, 8) for z in (-8, 8)]) @ mat(last.rot).T + last.center
+            f, b = lay.field(), lay.bar_region()
+            assert lc[:, 1].min() >= f.y0 - 0.05 and lc[:, 1].max() <= f.y1 + 0.05, (mode, trial, lc[:, 1])
+            assert lc[:, 0].max() <= b.x0 + 0.05 or lc[:, 0].min() >= b.x1 - 0.05, (mode, trial, lc[:, 0])
 
 
 def test_die_truth_corners_land_on_the_die() -> None:

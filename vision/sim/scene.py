@@ -15,9 +15,10 @@ from enum import Enum
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from rules.position import BAR, OFF, Position, Side
-from vision.geometry import Area, BoardLayout, BoardSpec, HomeEnd, LongSide, Seating
+from vision.geometry import Area, BoardLayout, BoardSpec, HomeEnd, LongSide, Rect, Seating
 from vision.sim.config import SimConfig
 from vision.sim.optics import CameraModel
 
@@ -426,14 +427,15 @@ def place_dice(
     return tuple(out)
 
 
-def _cocked_die(
-    layout: BoardLayout, v: int, rng: random.Random, *, area: Area, style: DieStyle, size: float,
-    checkers: tuple[CheckerPose, ...], mode: str, others: list[DiePose], owner: Side | None, yaw: float,
-) -> DiePose:
-    """A die with one edge on the surface and its face propped on an obstacle of height ``h``."""
+def lean_obstacle(
+    layout: BoardLayout, rect: Rect, mode: str, rng: random.Random, checkers: tuple[CheckerPose, ...],
+    other: DiePose | None,
+) -> tuple[str, npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
+    """What a cocked die leans on: ``(mode, contact, toward, height)`` - the point at the obstacle's foot
+    where the die's lifted side rests, the unit direction from the die to it, the obstacle's height.
+    ``mode``: "checker" (a checker in ``rect``; "rail" when there is none), "rail", "bar" or "die"
+    (``other``).  Shared by the game renders and the pose-training renders (same random draws)."""
     spec = layout.spec
-    rect = layout.table_rect(area)
-    # obstacle: the point where the die's lifted face rests, its height and the direction to it
     if mode == "checker":
         cands = [c for c in checkers if c.region.startswith("p") and c.center[2] < spec.checker_height_mm
                  and rect.contains(c.center[0], c.center[1])]
@@ -459,12 +461,23 @@ def _cocked_die(
             contact = np.array([rng.uniform(rect.x0 + 30, rect.x1 - 30), yw, 0.0])
             toward = np.array([0.0, -1.0 if yw == f.y0 else 1.0, 0.0])  # from the die to the rail
     if mode == "die":
-        o = others[-1]
+        assert other is not None, "a die leaning on the other die needs the other die"
+        o = other
         ang = rng.uniform(0, 2 * math.pi)
         d = np.array([math.cos(ang), math.sin(ang), 0.0])
         contact = np.array([o.center[0], o.center[1], 0.0]) + d * (o.size / 2)
         toward = -d
         h = o.size
+    return mode, contact, toward, h
+
+
+def _cocked_die(
+    layout: BoardLayout, v: int, rng: random.Random, *, area: Area, style: DieStyle, size: float,
+    checkers: tuple[CheckerPose, ...], mode: str, others: list[DiePose], owner: Side | None, yaw: float,
+) -> DiePose:
+    """A die with one edge on the surface and its face propped on an obstacle of height ``h``."""
+    rect = layout.table_rect(area)
+    mode, contact, toward, h = lean_obstacle(layout, rect, mode, rng, checkers, others[-1] if others else None)
     # the lower edge sits on the floor; the bottom face rises toward the obstacle.  A low
     # obstacle (a checker) holds the face up on its top edge at distance L: sin(tilt) = h / L.
     # A tall one (rail, bar, the other die) is a wall the die's raised bottom edge leans on.

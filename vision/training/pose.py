@@ -57,40 +57,10 @@ def leaning_die(layout: Any, v: int, rng: random.Random, *, area: Any, style: An
     the bar or ``other`` die) lifted by ``tilt`` degrees (0: lying flat against the obstacle).  A low
     obstacle (a checker) holds the face up on its top edge at distance L (sin(tilt) = h / L, L between
     0.6 and 1 die edge, the tilt then follows from L); a tall one is a wall the raised edge leans on."""
-    from vision.sim.scene import DiePose, orientation_with_up, rot_axis, to_mat3
+    from vision.sim.scene import DiePose, lean_obstacle, orientation_with_up, rot_axis, to_mat3
 
-    spec = layout.spec
     rect = layout.table_rect(area)
-    if mode == "checker":
-        cands = [c for c in checkers if c.region.startswith("p") and c.center[2] < spec.checker_height_mm
-                 and rect.contains(c.center[0], c.center[1])]
-        if not cands:
-            mode = "rail"
-        else:
-            c = rng.choice(cands)
-            ang = rng.uniform(0, 2 * math.pi)
-            d = np.array([math.cos(ang), math.sin(ang), 0.0])
-            h = spec.checker_height_mm
-            contact = np.array([c.center[0], c.center[1], 0.0]) + d * (spec.checker_diameter_mm / 2)
-            toward = -d
-    if mode in ("rail", "bar"):
-        h = spec.rail_height_mm
-        f = layout.field()
-        if mode == "bar":
-            b = layout.bar_region()
-            xw = b.x0 if rect.x1 <= b.x0 + 1e-6 else b.x1
-            contact = np.array([xw, rng.uniform(f.y0 + 40, f.y1 - 40), 0.0])
-            toward = np.array([1.0 if xw == b.x0 else -1.0, 0.0, 0.0])
-        else:
-            yw = f.y0 if rng.random() < 0.5 else f.y1
-            contact = np.array([rng.uniform(rect.x0 + 30, rect.x1 - 30), yw, 0.0])
-            toward = np.array([0.0, -1.0 if yw == f.y0 else 1.0, 0.0])  # toward the rail (the sim's is reversed)
-    if mode == "die":
-        ang = rng.uniform(0, 2 * math.pi)
-        d = np.array([math.cos(ang), math.sin(ang), 0.0])
-        contact = np.array([other.center[0], other.center[1], 0.0]) + d * (other.size / 2)
-        toward = -d
-        h = other.size
+    mode, contact, toward, h = lean_obstacle(layout, rect, mode, rng, checkers, other)
     L = size
     if tilt is None and mode == "checker":  # held on the checker's top edge at L (sin(tilt) = h / L)
         L = rng.uniform(max(0.6 * size, h / math.sin(math.radians(MAX_TILT))), size)

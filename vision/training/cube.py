@@ -51,6 +51,7 @@ from vision.cube import (
     find_cube_candidates,
     normalise_cube_patch,
 )
+from vision.training.fit import EpochStats, fit_classifier
 from vision.training.rendered import cache_dir, profile_for
 
 CUBE_TRAIN_SEEDS = range(600_000, 610_000)
@@ -288,7 +289,6 @@ def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negat
           cameras: int | None = 100, side_cameras: int = 0, crop: CropSpec = NEW_CROP,
           widths: tuple[int, ...] = WIDTHS) -> dict[str, object]:
     import torch
-    from torch import nn
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
@@ -304,30 +304,13 @@ def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negat
     x, y = build_arrays(samples, copies, neg_copies, seed, crop)
     print(f"samples {dict(sorted(counts.items()))} -> {len(y)} crops in {time.time() - t0:.0f}s", flush=True)
     model = make_model(widths)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
-    steps = epochs * math.ceil(len(yt) / 128)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    gen = torch.Generator().manual_seed(seed)
-    acc = 0.0
-    for epoch in range(epochs):
-        model.train()
-        perm = torch.randperm(len(yt), generator=gen)
-        total, correct, loss_sum = 0, 0, 0.0
-        for i in range(0, len(perm), 128):
-            idx = perm[i : i + 128]
-            logits = model(xt[idx])
-            loss = nn.functional.cross_entropy(logits, yt[idx])
-            opt.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            opt.step()
-            sched.step()
-            loss_sum += float(loss.detach()) * len(idx)
-            correct += int((logits.argmax(1) == yt[idx]).sum())
-            total += len(idx)
-        acc = correct / total
-        print(f"epoch {epoch + 1}/{epochs} loss {loss_sum / total:.4f} acc {acc:.4f}", flush=True)
-    model.eval()
+
+    def report(e: EpochStats) -> None:
+        print(f"epoch {e.epoch + 1}/{epochs} loss {e.mean_loss:.4f} acc {e.train_accuracy:.4f}", flush=True)
+
+    last = fit_classifier(model, xt, yt, epochs=epochs, seed=seed, after_epoch=report)
+    acc = last.train_accuracy if last is not None else 0.0
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
         model, (torch.zeros(1, 1, crop.patch, crop.patch),), str(out), input_names=["patch"], output_names=["logits"],

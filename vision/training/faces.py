@@ -20,6 +20,7 @@ import numpy as np
 
 from vision.preprocess import PATCH, Square, U8Array, crop_patch, normalise_patch
 from vision.training.data import NOT_A_DIE, Sample, load, tomi_samples, webcam_samples
+from vision.training.fit import EpochStats, fit_classifier
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 DICE_RENDERS = "dice_cocked"
@@ -149,28 +150,12 @@ def train(root: Path, out: Path, *, seed: int = 7, epochs: int = 12, rendered: P
     print(f"samples {dict(sorted(counts.items()))} -> {len(y)} patches in {time.time() - t0:.0f}s", flush=True)
 
     model = make_model(nn)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
-    steps = epochs * math.ceil(len(yt) / 128)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    gen = torch.Generator().manual_seed(seed)
-    for epoch in range(epochs):
-        model.train()
-        perm = torch.randperm(len(yt), generator=gen)
-        total, correct, loss_sum = 0, 0, 0.0
-        for i in range(0, len(perm), 128):
-            idx = perm[i : i + 128]
-            logits = model(xt[idx])
-            loss = nn.functional.cross_entropy(logits, yt[idx], label_smoothing=0.02)
-            opt.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            opt.step()
-            sched.step()
-            loss_sum += float(loss.detach()) * len(idx)
-            correct += int((logits.argmax(1) == yt[idx]).sum())
-            total += len(idx)
-        print(f"epoch {epoch + 1}/{epochs} loss {loss_sum / total:.4f} acc {correct / total:.4f}", flush=True)
-    model.eval()
+
+    def report(e: EpochStats) -> None:
+        print(f"epoch {e.epoch + 1}/{epochs} loss {e.mean_loss:.4f} acc {e.train_accuracy:.4f}", flush=True)
+
+    fit_classifier(model, xt, yt, epochs=epochs, seed=seed, label_smoothing=0.02, after_epoch=report)
     out.parent.mkdir(parents=True, exist_ok=True)
     dummy = torch.zeros(1, 1, PATCH, PATCH)
     torch.onnx.export(
@@ -522,31 +507,17 @@ def train_top(rendered: Path, out: Path, *, seed: int = 7, epochs: int = 8, copi
     xt, yt = torch.from_numpy(x[~val]), torch.from_numpy(y[~val])
     xv, yv = torch.from_numpy(x[val]), torch.from_numpy(y[val])
     model = make_model(nn)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    steps = epochs * math.ceil(len(yt) / 128)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    gen = torch.Generator().manual_seed(seed)
-    for epoch in range(epochs):
-        model.train()
-        perm = torch.randperm(len(yt), generator=gen)
-        total, correct, loss_sum = 0, 0, 0.0
-        for i in range(0, len(perm), 128):
-            idx = perm[i : i + 128]
-            logits = model(xt[idx])
-            loss = nn.functional.cross_entropy(logits, yt[idx], label_smoothing=0.02)
-            opt.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            opt.step()
-            sched.step()
-            loss_sum += float(loss.detach()) * len(idx)
-            correct += int((logits.argmax(1) == yt[idx]).sum())
-            total += len(idx)
-        model.eval()
+    pv, vacc = yv, 0.0
+
+    def report(e: EpochStats) -> None:
+        nonlocal pv, vacc
         with torch.no_grad():
             pv = torch.cat([model(xv[i : i + 1024]).argmax(1) for i in range(0, len(yv), 1024)]) if len(yv) else yv
         vacc = float((pv == yv).float().mean()) if len(yv) else 0.0
-        print(f"epoch {epoch + 1}/{epochs} loss {loss_sum / total:.4f} acc {correct / total:.4f} val {vacc:.4f} "
+        print(f"epoch {e.epoch + 1}/{epochs} loss {e.mean_loss:.4f} acc {e.train_accuracy:.4f} val {vacc:.4f} "
               f"{time.time() - t0:.0f}s", flush=True)
+
+    fit_classifier(model, xt, yt, epochs=epochs, seed=seed, label_smoothing=0.02, after_epoch=report)
     confusion = [[int(((yv == a) & (pv == b)).sum()) for b in range(7)] for a in range(7)]
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(

@@ -314,6 +314,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     from torch import nn
 
     from vision.dice.pose import POSE_PATCH, POSE_PLANES, normalise_pose
+    from vision.training.fit import EpochStats, fit_classifier
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
@@ -329,31 +330,22 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     counts = torch.bincount(yt, minlength=3).float().clamp(min=1)
     weight = (counts.sum() / counts) ** 0.5
     model = make_pose(nn, len(POSE_PLANES))
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-3)
-    steps = epochs * math.ceil(len(yt) / 128)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    gen = torch.Generator().manual_seed(seed)
-    for epoch in range(epochs):
-        model.train()
-        perm = torch.randperm(len(yt), generator=gen)
-        for i in range(0, len(perm), 128):
-            idx = perm[i : i + 128]
-            xb = xt[idx]
-            if bool(torch.randint(0, 2, (1,), generator=gen)):
-                xb = torch.flip(xb, dims=(3,))  # mirror across the camera's direction: same pose
-            xb = xb * (0.8 + 0.4 * torch.rand(len(xb), 1, 1, 1, generator=gen)) + 0.1 * torch.randn(len(xb), 1, 1, 1, generator=gen)
-            xb = xb + 0.03 * torch.randn(xb.shape, generator=gen)  # sensor noise
-            dy, dx = (int(v) for v in torch.randint(-2, 3, (2,), generator=gen))
-            xb = torch.roll(xb, shifts=(dy, dx), dims=(2, 3))  # the found centre's error
-            loss = nn.functional.cross_entropy(model(xb), yt[idx], weight=weight)
-            opt.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            opt.step()
-            sched.step()
-        model.eval()
+
+    def augment(xb: Any, gen: Any) -> Any:
+        if bool(torch.randint(0, 2, (1,), generator=gen)):
+            xb = torch.flip(xb, dims=(3,))  # mirror across the camera's direction: same pose
+        xb = xb * (0.8 + 0.4 * torch.rand(len(xb), 1, 1, 1, generator=gen)) + 0.1 * torch.randn(len(xb), 1, 1, 1, generator=gen)
+        xb = xb + 0.03 * torch.randn(xb.shape, generator=gen)  # sensor noise
+        dy, dx = (int(v) for v in torch.randint(-2, 3, (2,), generator=gen))
+        return torch.roll(xb, shifts=(dy, dx), dims=(2, 3))  # the found centre's error
+
+    def report(e: EpochStats) -> None:
         pv = _predict(model, xv).argmax(1)
         acc = float((pv == yv).float().mean()) if len(yv) else float("nan")
-        log(f"epoch {epoch + 1}/{epochs} loss {float(loss.detach()):.4f} val acc {acc:.4f} {time.time() - t0:.0f}s")
+        log(f"epoch {e.epoch + 1}/{epochs} loss {e.last_loss:.4f} val acc {acc:.4f} {time.time() - t0:.0f}s")
+
+    fit_classifier(model, xt, yt, epochs=epochs, seed=seed, weight_decay=1e-3, class_weight=weight, augment=augment,
+                   after_epoch=report)
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
         model, (torch.zeros(1, len(POSE_PLANES), POSE_PATCH, POSE_PATCH),), str(out), input_names=["planes"],

@@ -33,6 +33,7 @@ from rules.position import CHECKERS, Side
 from vision.config import VisionConfig
 from vision.geometry import BoardLayout, LongSide
 from vision.observation import CountReading
+from vision.preprocess import onnx_session
 
 SLOT_PATCH = 24
 """Side of one slot patch in pixels."""
@@ -73,15 +74,7 @@ class Slot:
 
 def slot_session(path: Path = SLOT_MODEL) -> Any:
     """A single-threaded onnxruntime session for a slot model (the live loop shares 2 cores)."""
-    import onnxruntime as ort
-
-    if not path.is_file():
-        raise ValueError(f"slot model {str(path)!r} not found (train it with `python -m vision.training slots`)")
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    opts.inter_op_num_threads = 1
-    opts.log_severity_level = 3
-    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    return onnx_session(path, "slot model", "python -m vision.training slots")
 
 
 class SlotClassifier:

@@ -24,6 +24,7 @@ from rules.position import Side
 from vision.config import VisionConfig
 from vision.geometry import Area, LongSide
 from vision.observation import CUBE_FACES, CubePosition, CubeReading
+from vision.preprocess import onnx_session
 
 CUBE_MODEL = Path(__file__).resolve().parent / "models" / "cube_face.onnx"
 PATCH = 48
@@ -466,13 +467,8 @@ class CubeNumeral:
     """The cube-face model (loaded once) on rectified crops cut as its record says (``crop``)."""
 
     def __init__(self, path: Path = CUBE_MODEL) -> None:
-        import onnxruntime as ort
-
         self.crop = CropSpec.of_model(path)
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = 1
-        opts.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.session = onnx_session(path, "cube model", "python -m vision.training cube train")
         self.input = self.session.get_inputs()[0].name
 
     def _softmax(self, x: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -26,6 +27,24 @@ PATCH = 32
 """Side of the classifier's input patch, in pixels."""
 CONTEXT = 1.15
 """The patch covers the candidate's side times this (a margin around the face)."""
+
+class ModelError(ValueError):
+    """A model file that is missing or cannot be loaded."""
+
+
+def onnx_session(path: Path, what: str = "model file", train: str = "python -m vision.training") -> Any:
+    """One single-threaded onnxruntime session for a committed model (the live loop shares 2 cores);
+    a missing file is a :class:`ModelError` naming it and the command that trains it."""
+    import onnxruntime as ort
+
+    if not path.is_file():
+        raise ModelError(f"{what} {str(path)!r} not found (train it with `{train}`)")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
 
 FloatArray = npt.NDArray[np.float32]
 U8Array = npt.NDArray[Any]

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-import onnxruntime as ort
 
 from vision.dice.topface import normalise_fast
-from vision.preprocess import FloatArray, U8Array, crop_patch
+from vision.preprocess import FloatArray, U8Array, crop_patch, onnx_session
+from vision.preprocess import ModelError as ModelError  # re-exported: callers catch it from here
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 DIE_FACE_MODEL = MODEL_DIR / "die_face.onnx"
@@ -22,10 +22,6 @@ DIE_FACE_TOP_MODEL = MODEL_DIR / "die_face_top.onnx"
 (:mod:`vision.dice.topface`); when present, ``read_dice`` reads with it."""
 
 
-class ModelError(ValueError):
-    """A model file that is missing or cannot be loaded."""
-
-
 @dataclass(frozen=True, slots=True)
 class FaceGuess:
     """The classifier's answer for one patch: the best face, its probability, P(not a die)."""
@@ -35,23 +31,12 @@ class FaceGuess:
     not_die: float
 
 
-def session(path: Path) -> ort.InferenceSession:
-    """One single-threaded onnxruntime session (the live loop shares 2 cores)."""
-    if not path.is_file():
-        raise ModelError(f"model file {str(path)!r} not found (train it with `python -m vision.training`)")
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    opts.inter_op_num_threads = 1
-    opts.log_severity_level = 3
-    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-
-
 class FaceClassifier:
     """Loads the ONNX model once; classifies normalised patches in one batch."""
 
     def __init__(self, path: Path = DIE_FACE_MODEL) -> None:
         self.path = path
-        self._session = session(path)
+        self._session = onnx_session(path)
         self._input = self._session.get_inputs()[0].name
 
     def probabilities(self, x: FloatArray) -> npt.NDArray[np.float32]:

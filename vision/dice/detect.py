@@ -19,7 +19,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.dice.classify import MODEL_DIR, session
+from vision.dice.classify import MODEL_DIR
+from vision.preprocess import onnx_session
 
 DIE_DETECT_MODEL = MODEL_DIR / "die_detect.onnx"
 STRIDE = 4
@@ -61,7 +62,7 @@ class DieDetector:
     """Loads the ONNX detector once; returns peaks on a top view."""
 
     def __init__(self, path: Path = DIE_DETECT_MODEL) -> None:
-        self._session = session(path)
+        self._session = onnx_session(path)
         self._input = self._session.get_inputs()[0].name
 
     def heat(self, top: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:

@@ -28,7 +28,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.dice.classify import MODEL_DIR, session
+from vision.dice.classify import MODEL_DIR
+from vision.preprocess import onnx_session
 
 DIE_POSE_MODEL = MODEL_DIR / "die_pose.onnx"
 POSE_PATCH = 48
@@ -117,7 +118,7 @@ class PoseClassifier:
     """Loads the ONNX pose model once."""
 
     def __init__(self, path: Path = DIE_POSE_MODEL) -> None:
-        self._session = session(path)
+        self._session = onnx_session(path)
         self._input = self._session.get_inputs()[0].name
 
     def classify(self, patches: list[npt.NDArray[np.uint8]]) -> list[PoseGuess]:

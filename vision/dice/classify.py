@@ -74,30 +74,28 @@ def _guess(p: npt.NDArray[np.float32]) -> FaceGuess:
     return FaceGuess(k + 1, float(faces[k] / total) if total > 0 else 0.0, float(p[0]))
 
 
-_BOARD: FaceClassifier | None = None
+_LOADED: dict[Path, FaceClassifier] = {}
+
+
+def _loaded(path: Path) -> FaceClassifier:
+    """The board face models, each loaded once."""
+    if path not in _LOADED:
+        _LOADED[path] = FaceClassifier(path)
+    return _LOADED[path]
 
 
 def board_classifier(given: FaceClassifier) -> FaceClassifier:
     """The classifier ``read_dice`` uses: the board face model (loaded once) when the caller passed
     the default photo model and the board model exists; otherwise the caller's own classifier."""
-    global _BOARD
     if getattr(given, "path", None) != DIE_FACE_MODEL or not DIE_FACE_BOARD_MODEL.is_file():
         return given
-    if _BOARD is None:
-        _BOARD = FaceClassifier(DIE_FACE_BOARD_MODEL)
-    return _BOARD
-
-
-_TOP: FaceClassifier | None = None
+    return _loaded(DIE_FACE_BOARD_MODEL)
 
 
 def top_classifier(given: FaceClassifier) -> FaceClassifier | None:
     """The rectified up-face model (loaded once) when the caller passed the default photo model and
     the model exists; None otherwise (``read_dice`` then reads image squares with
     :func:`board_classifier`)."""
-    global _TOP
     if getattr(given, "path", None) != DIE_FACE_MODEL or not DIE_FACE_TOP_MODEL.is_file():
         return None
-    if _TOP is None:
-        _TOP = FaceClassifier(DIE_FACE_TOP_MODEL)
-    return _TOP
+    return _loaded(DIE_FACE_TOP_MODEL)

@@ -136,25 +136,13 @@ def pose_scene(base: Any, seed: int, i: int) -> tuple[Any, int]:
 
 def render_pose(seed: int, n: int, width: int = 1280, height: int = 720) -> list[Path]:
     """Render ``n`` pose frames on the board of scene ``seed`` (the static board is traced once)."""
-    from vision.sim.render import Sensor, render
     from vision.sim.scene import random_scene
-    from vision.sim.truth import build_truth
+    from vision.training.rendered import render_positions
 
     if seed not in POSE_TRAIN_SEEDS and seed not in POSE_EVAL_SEEDS:
         raise ValueError(f"seed {seed} is neither a pose training seed ({POSE_TRAIN_SEEDS}) nor held out ({POSE_EVAL_SEEDS})")
-    d = pose_dir(width, height)
-    d.mkdir(parents=True, exist_ok=True)
     base = random_scene(seed, width=width, height=height)
-    out = []
-    for i in range(n):
-        png, js = d / f"{seed}_{i}.png", d / f"{seed}_{i}.json"
-        if not (png.is_file() and js.is_file()):
-            scene, noise = pose_scene(base, seed, i)
-            img, info = render(scene, sensor=Sensor(noise))
-            cv2.imwrite(str(png), img)
-            js.write_text(json.dumps(build_truth(scene, info)))
-        out.append(png)
-    return out
+    return render_positions(pose_dir(width, height), seed, n, lambda i: pose_scene(base, seed, i))
 
 
 def label_of(die: dict[str, Any]) -> int:

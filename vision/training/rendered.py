@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -148,20 +149,25 @@ def render_variants(seed: int, n: int, width: int = 1280, height: int = 720, sch
     """Render ``n`` positions on the board/camera/light of scene ``seed`` into :func:`variants_dir`
     (the static board is traced once: each extra position costs ~0.5 s instead of 2-4 s).
     ``scheme``: force that colour scheme (e.g. "dark_on_dark", the hardest to read)."""
-    from vision.sim.render import Sensor, render
-    from vision.sim.scene import random_scene
-    from vision.sim.truth import build_truth
-
-    d = variants_dir(width, height)
-    d.mkdir(parents=True, exist_ok=True)
     from vision.sim.config import SimConfig
+    from vision.sim.scene import random_scene
 
     base = random_scene(seed, SimConfig(schemes=(scheme,)) if scheme else None, width=width, height=height)
+    return render_positions(variants_dir(width, height), seed, n, lambda i: variant_scene(base, seed, i))
+
+
+def render_positions(d: Path, seed: int, n: int, scene_of: Callable[[int], tuple[Any, int]]) -> list[Path]:
+    """Frames ``SEED_I.png`` (+ truth ``SEED_I.json``) for i < ``n`` in folder ``d``: ``scene_of(i)`` gives
+    the scene and its sensor-noise seed; frames already there are kept (a cache)."""
+    from vision.sim.render import Sensor, render
+    from vision.sim.truth import build_truth
+
+    d.mkdir(parents=True, exist_ok=True)
     out = []
     for i in range(n):
         png, js = d / f"{seed}_{i}.png", d / f"{seed}_{i}.json"
         if not (png.is_file() and js.is_file()):
-            scene, noise = variant_scene(base, seed, i)
+            scene, noise = scene_of(i)
             img, info = render(scene, sensor=Sensor(noise))
             cv2.imwrite(str(png), img)
             js.write_text(json.dumps(build_truth(scene, info)))

@@ -29,7 +29,7 @@ so the journal can restore it exactly (``bgref run --resume``).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
@@ -719,20 +719,15 @@ class Tracker:
             return self._opening_judged(sc, seq, t, start, read)
         best: tuple[float, Side, tuple[int, int], Play] | None = None
         nearest: tuple[float, Side, tuple[int, int], Play] | None = None
-        for opener in (Side.WHITE, Side.BLACK):
-            before = position_of(start, opener)
-            for a in range(2, 7):
-                for b in range(1, a):
-                    if read.get(opener, a) != a or read.get(opener.opponent, b) != b:
-                        continue
-                    fit = _best_fit(before, (a, b), sc.board, sc.confidences, self.config.count_confidence)
-                    if fit is None:
-                        continue
-                    agrees, cost, play = fit
-                    if agrees and (best is None or cost < best[0]):
-                        best = (cost, opener, (a, b), play)
-                    if nearest is None or cost < nearest[0]:
-                        nearest = (cost, opener, (a, b), play)
+        for opener, before, (a, b) in _opening_candidates(start, read):
+            fit = _best_fit(before, (a, b), sc.board, sc.confidences, self.config.count_confidence)
+            if fit is None:
+                continue
+            agrees, cost, play = fit
+            if agrees and (best is None or cost < best[0]):
+                best = (cost, opener, (a, b), play)
+            if nearest is None or cost < nearest[0]:
+                nearest = (cost, opener, (a, b), play)
         pick = best or nearest
         if pick is None:
             return []
@@ -759,18 +754,13 @@ class Tracker:
         assert cfg is not None
         cache: dict[tuple[int, tuple[int, int]], float] = {}
         scored: list[tuple[float, Side, tuple[int, int], Play]] = []
-        for opener in (Side.WHITE, Side.BLACK):
-            before = position_of(start, opener)
-            for a in range(2, 7):
-                for b in range(1, a):
-                    if read.get(opener, a) != a or read.get(opener.opponent, b) != b:
-                        continue
-                    seen: set[Board] = set()
-                    for play in legal_plays(before, Dice(a, b)):
-                        board = board_of(play.after)
-                        if board not in seen:
-                            seen.add(board)
-                            scored.append((board_logp(board, [sc.readings], cfg, cache), opener, (a, b), play))
+        for opener, before, (a, b) in _opening_candidates(start, read):
+            seen: set[Board] = set()
+            for play in legal_plays(before, Dice(a, b)):
+                board = board_of(play.after)
+                if board not in seen:
+                    seen.add(board)
+                    scored.append((board_logp(board, [sc.readings], cfg, cache), opener, (a, b), play))
         if not scored:
             return []
         top = max(x[0] for x in scored)
@@ -1402,6 +1392,17 @@ class Tracker:
             Emitted(PositionObserved(pos, t=t), seq, j.doubtful, unsure=not sure,
                     note="" if sure else "the likeliest legal play of the inferred throw: please check"),
         ]
+
+
+def _opening_candidates(start: Board, read: dict[Side, int]) -> Iterator[tuple[Side, Position, tuple[int, int]]]:
+    """Every (opener, position with the opener on roll, (opener's die, other's die)) of an opening throw
+    (the opener's die the higher) that agrees with the faces read."""
+    for opener in (Side.WHITE, Side.BLACK):
+        before = position_of(start, opener)
+        for a in range(2, 7):
+            for b in range(1, a):
+                if read.get(opener, a) == a and read.get(opener.opponent, b) == b:
+                    yield opener, before, (a, b)
 
 
 def infer_throw(before: Position, known: tuple[int, ...], board: Board, confidences: Sequence[float], *,

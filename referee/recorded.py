@@ -110,8 +110,11 @@ def save_game(rec: RecordedGame, path: str | Path) -> Path:
 
 def load_game(path: str | Path) -> RecordedGame:
     """A recording written by :func:`save_game` (a local cache this program wrote itself)."""
-    with gzip.open(Path(path), "rb") as f:
-        rec = _Unpickler(f).load()  # our own cache file, never data from elsewhere
+    try:
+        with gzip.open(Path(path), "rb") as f:
+            rec = _Unpickler(f).load()  # our own cache file, never data from elsewhere
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError) as exc:
+        raise ValueError(f"{path}: not a readable recording ({type(exc).__name__}: {exc})") from exc
     if not isinstance(rec, RecordedGame):
         raise ValueError(f"{path}: not a recorded game (got {type(rec).__name__})")
     return rec

@@ -212,37 +212,35 @@ def _nak(seq: int, reason: NakReason) -> bytes:
 # Running the core
 
 
-class InProcessSerial:
-    """The host end of an in-process link: the subset of ``serial.Serial`` the driver uses."""
+class ReplyBuffer:
+    """The reading half of a fake serial port: bytes the device sent, waiting for the host's ``read``.
 
-    def __init__(self, emulator: Emulator) -> None:
-        self._emu = emulator
+    ``read`` waits up to ``timeout`` like ``serial.Serial`` and raises ``serial.SerialException``
+    once the link is gone (:meth:`_link_gone`) and nothing is left to read.
+    """
+
+    def __init__(self, timeout: float | None = 0.05) -> None:
         self._buf = bytearray()
         self._cond = threading.Condition()
-        self.timeout = 0.05
-        self.is_open = True
-        self.port = "emulator://in-process"
+        self.timeout = timeout
+
+    def _link_gone(self) -> str | None:
+        """Why the link is gone (the exception's message), or None while it is up."""
+        return None
 
     def _deliver(self, data: bytes) -> None:
         with self._cond:
             self._buf += data
             self._cond.notify_all()
 
-    def write(self, data: bytes) -> int:
-        if not self.is_open or not self._emu.running:
-            import serial
-
-            raise serial.SerialException("in-process emulator is not running")
-        self._emu._inbox.put(bytes(data))
-        return len(data)
-
     def read(self, size: int = 1) -> bytes:
         with self._cond:
-            self._cond.wait_for(lambda: bool(self._buf) or not self._emu.running, self.timeout)
-            if not self._buf and not self._emu.running:
+            self._cond.wait_for(lambda: bool(self._buf) or self._link_gone() is not None, self.timeout)
+            gone = self._link_gone()
+            if not self._buf and gone is not None:
                 import serial
 
-                raise serial.SerialException("in-process emulator stopped")
+                raise serial.SerialException(gone)
             data = bytes(self._buf[:size])
             del self._buf[:size]
             return data
@@ -255,6 +253,27 @@ class InProcessSerial:
     def reset_input_buffer(self) -> None:
         with self._cond:
             self._buf.clear()
+
+
+class InProcessSerial(ReplyBuffer):
+    """The host end of an in-process link: the subset of ``serial.Serial`` the driver uses."""
+
+    def __init__(self, emulator: Emulator) -> None:
+        super().__init__()
+        self._emu = emulator
+        self.is_open = True
+        self.port = "emulator://in-process"
+
+    def _link_gone(self) -> str | None:
+        return None if self._emu.running else "in-process emulator stopped"
+
+    def write(self, data: bytes) -> int:
+        if not self.is_open or not self._emu.running:
+            import serial
+
+            raise serial.SerialException("in-process emulator is not running")
+        self._emu._inbox.put(bytes(data))
+        return len(data)
 
     def flush(self) -> None:
         pass

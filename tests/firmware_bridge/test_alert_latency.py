@@ -16,12 +16,11 @@ import threading
 from typing import Any
 
 import pytest
-import serial
 from hypothesis import given
 from hypothesis import strategies as st
 
 from firmware_bridge.device import Device, DeviceConfig
-from firmware_bridge.emulator import DeviceCore
+from firmware_bridge.emulator import DeviceCore, ReplyBuffer
 from firmware_bridge.events import LedFrame, PinChange, first_outputs, is_alert_output
 from firmware_bridge.protocol import HOST_TYPES, FrameDecoder, MsgType, Packet, encode_frame
 from firmware_bridge.signals import IDLE_STATE, Fault, Seat, Signal, lit_leds, render, right_hand_table
@@ -97,21 +96,22 @@ def test_the_device_shows_each_alert_on_the_tick_it_arrives(fault: Fault) -> Non
 # ---------------------------------------------------------------- the driver: no head-of-line wait
 
 
-class _PingSwallowingPort:
+class _PingSwallowingPort(ReplyBuffer):
     """A fake serial port whose device never answers PING (lost on the line) but ACKs everything else."""
 
     def __init__(self) -> None:
-        self.timeout: float | None = 0.05
+        super().__init__()
         self.core = DeviceCore()
         self.core.boot(0)
         self.ms = 0
-        self._buf = bytearray()
-        self._cond = threading.Condition()
         self._decoder = FrameDecoder(known_types=HOST_TYPES)
         self.closed = False
         self.sent: list[MsgType] = []
         self.ping_seen = threading.Event()
         self.show_after_ping = threading.Event()
+
+    def _link_gone(self) -> str | None:
+        return "closed" if self.closed else None
 
     def write(self, data: bytes) -> int:
         for packet in self._decoder.feed(data):
@@ -122,29 +122,8 @@ class _PingSwallowingPort:
             if packet.type is MsgType.SHOW and self.ping_seen.is_set():
                 self.show_after_ping.set()
             self.ms += 1
-            reply = self.core.feed(encode_frame(packet), self.ms)
-            with self._cond:
-                self._buf += reply
-                self._cond.notify_all()
+            self._deliver(self.core.feed(encode_frame(packet), self.ms))
         return len(data)
-
-    def read(self, size: int = 1) -> bytes:
-        with self._cond:
-            self._cond.wait_for(lambda: bool(self._buf) or self.closed, self.timeout)
-            if self.closed:
-                raise serial.SerialException("closed")
-            data = bytes(self._buf[:size])
-            del self._buf[:size]
-            return data
-
-    @property
-    def in_waiting(self) -> int:
-        with self._cond:
-            return len(self._buf)
-
-    def reset_input_buffer(self) -> None:
-        with self._cond:
-            self._buf.clear()
 
     def close(self) -> None:
         with self._cond:

@@ -55,6 +55,10 @@ class VisionConfig:
     """Slot-model logits are divided by this before the softmax; None: the temperature fitted when
     the model was trained (``checker_slot.train.json``: the one minimising the log-loss of "the
     decoded region count is right" against its confidence on held-out training frames)."""
+    tray_disagree_factor: float = 10.0
+    """A tray count read from the image (``checkers.tray_readings``) that the board's total
+    contradicts (15 minus the board's checkers of that colour is another count) has its error
+    probability multiplied by this: one of the two readings is wrong, or a checker is off the board."""
 
     # ---- dice (vision/dice/)
     face_min_confidence: float = 0.9

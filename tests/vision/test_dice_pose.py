@@ -63,8 +63,9 @@ def test_a_leaning_die_stands_on_the_surface_at_its_tilt(mode: str) -> None:
 
 def test_pose_patch_rectifies_a_flat_top_face_to_a_centred_square_of_its_edge() -> None:
     """On the plane z = one edge a flat die's top face is a square of the die's edge around its centre,
-    whatever the camera's tilt: 16 px per edge at the patch's scale."""
-    from vision.dice.pose import pose_patch
+    whatever the camera's tilt: 16 px per edge at the patch's scale; the view is the line of sight's
+    slope at the die (the camera is 30-40 degrees off vertical at the board's centre)."""
+    from vision.dice.pose import VIEW_SCALE, pose_input, pose_patch
     from vision.preprocess import to_gray
     from vision.sim.config import SimConfig
     from vision.sim.render import render
@@ -81,8 +82,13 @@ def test_pose_patch_rectifies_a_flat_top_face_to_a_centred_square_of_its_edge() 
     px = POSE_PATCH / POSE_SPAN  # pixels per edge
     for die in truth["dice"]:
         edge = die["size_mm"]
-        p = pose_patch(gray, prof, tuple(die["center_mm"][:2]), edge)
+        pp = pose_patch(gray, prof, tuple(die["center_mm"][:2]), edge)
+        p = pp.planes
         assert p.shape == (len(POSE_PLANES), POSE_PATCH, POSE_PATCH) and p.dtype == np.uint8
+        assert math.tan(math.radians(15)) < pp.view < math.tan(math.radians(55)), pp.view
+        x = pose_input(pp)
+        assert x.shape == (len(POSE_PLANES) + 1, POSE_PATCH, POSE_PATCH) and x.dtype == np.float32
+        assert np.all(x[-1] == np.float32(VIEW_SCALE * pp.view))
         top = p[POSE_PLANES.index(1.0)].astype(np.float32)
         body = "white" if die["style"] in ("white", "ivory") else "dark"
         m = top if body == "white" else 255 - top

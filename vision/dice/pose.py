@@ -2,9 +2,13 @@
 
 A flat die's top face is a square of the die's edge, parallel to the board, at height = the die's
 edge.  :func:`pose_patch` rectifies the image around a die on horizontal planes of the board at
-``POSE_PLANES`` die edges (0.5, 1, 1.5, 2): on z = one edge a flat die's top is a sharp square of known
-size in the middle, on z = two edges the top of a die resting on the other die is; a tilted top face
-spans heights, so it is foreshortened, skewed and shifted differently on each plane, and sharp on none.
+``POSE_PLANES`` die edges (0, 0.5, 1, 1.5, 2): on z = one edge a flat die's top is a sharp square of known
+size in the middle, on z = two edges the top of a die resting on the other die is, on z = 0 the bottom
+edge of a flat die's side face toward the camera is; a tilted top face spans heights, so it is
+foreshortened, skewed and shifted differently on each plane, and sharp on none.  How far a flat die's
+side face reaches out of its top square depends on the line of sight, so the patch carries it too
+(:attr:`PosePatch.view`, the tangent of its angle off vertical at the die: the model reads it as a
+constant input plane).
 Because the rectification is in board millimetres, a flat die looks the same from any camera angle up
 to 45 degrees (its visible side faces fall outside the square, on the side facing the camera), while a
 cocked die shows a side face where a flat die cannot.  The patch is turned so that the camera is
@@ -37,10 +41,14 @@ POSE_PATCH = 48
 POSE_SPAN = 2.4
 """The pose patch covers this many die edges on each plane (the found centre of a cocked die can be
 half an edge off its body's)."""
-POSE_PLANES = (0.5, 1.0, 1.5, 2.0)
+POSE_PLANES = (0.0, 0.5, 1.0, 1.5, 2.0)
 """Heights of the rectified planes, in die edges: a flat die's top is sharp on 1.0, the top of a die
-on the other die on 2.0; a tilted top face crosses the planes between."""
+on the other die on 2.0, a flat die's foot on 0.0; a tilted top face crosses the planes between."""
+VIEW_SCALE = 1.0
+"""The view plane's value is ``VIEW_SCALE`` x tan(line of sight's angle off vertical) (0 to about 1.2)."""
 FLAT, COCKED, ON_DIE = 0, 1, 2
+_V2_PLANES = 4
+"""The v2 model read the planes 0.5-2 edges only, without the view plane."""
 _COARSE = 6
 """Samples per side of the grid projected through the lens (the rest is interpolated: < 0.05 px off)."""
 
@@ -73,11 +81,20 @@ def camera_centre(profile: Any) -> npt.NDArray[np.float64]:
     return c
 
 
+@dataclass(frozen=True, slots=True)
+class PosePatch:
+    """The pose model's view of one die: ``planes`` ((len(POSE_PLANES), P, P) grey samples, uint8) and
+    ``view``, the tangent of the line of sight's angle off vertical at the die's top (0: straight down)."""
+
+    planes: npt.NDArray[np.uint8]
+    view: float
+
+
 def pose_patch(gray: npt.NDArray[Any], profile: Any, center_mm: tuple[float, float], edge_mm: float,
-               camera_mm: npt.NDArray[np.float64] | None = None) -> npt.NDArray[np.uint8]:
-    """(len(POSE_PLANES), P, P) grey samples of the planes z = ``POSE_PLANES`` die edges around
-    ``center_mm`` (board mm), turned so that the camera lies straight "below" the patch: a flat die's
-    visible side faces then always fall on the same side of its top square, whatever the camera's position."""
+               camera_mm: npt.NDArray[np.float64] | None = None) -> PosePatch:
+    """Grey samples of the planes z = ``POSE_PLANES`` die edges around ``center_mm`` (board mm), turned
+    so that the camera lies straight "below" the patch (a flat die's visible side faces then always fall
+    on the same side of its top square, whatever the camera's position), and the line of sight's slope."""
     n, k = POSE_PATCH, _COARSE
     span = POSE_SPAN * edge_mm
     half = span / 2 - span / (2 * n)  # the outermost sample centres
@@ -100,7 +117,7 @@ def pose_patch(gray: npt.NDArray[Any], profile: Any, center_mm: tuple[float, flo
     out = cv2.remap(gray, fine[0].reshape(planes_n * n, n), fine[1].reshape(planes_n * n, n), cv2.INTER_LINEAR,
                     borderMode=cv2.BORDER_REPLICATE)
     planes: npt.NDArray[np.uint8] = np.asarray(out, np.uint8).reshape(planes_n, n, n)
-    return planes
+    return PosePatch(planes, norm / max(1.0, float(cam[2]) - edge_mm))
 
 
 def normalise_pose(p: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
@@ -114,17 +131,34 @@ def normalise_pose(p: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     return out
 
 
+def pose_input(p: PosePatch) -> npt.NDArray[np.float32]:
+    """The model's input for one patch: its planes normalised (:func:`normalise_pose`), then the view
+    plane (constant ``VIEW_SCALE`` x ``p.view``); (len(POSE_PLANES) + 1, P, P) float32."""
+    n = normalise_pose(p.planes)
+    view = np.full((1, *n.shape[1:]), VIEW_SCALE * p.view, np.float32)
+    out: npt.NDArray[np.float32] = np.concatenate([n, view])
+    return out
+
+
 class PoseClassifier:
     """Loads the ONNX pose model once."""
 
     def __init__(self, path: Path = DIE_POSE_MODEL) -> None:
         self._session = onnx_session(path)
-        self._input = self._session.get_inputs()[0].name
+        inp = self._session.get_inputs()[0]
+        self._input = inp.name
+        self._planes = int(inp.shape[1])
+        if self._planes not in (len(POSE_PLANES) + 1, _V2_PLANES):
+            raise ValueError(f"pose model {path} reads {inp.shape[1]} planes, not {len(POSE_PLANES) + 1} "
+                             "(retrain: python -m vision.training.pose train)")
 
-    def classify(self, patches: list[npt.NDArray[np.uint8]]) -> list[PoseGuess]:
+    def classify(self, patches: list[PosePatch]) -> list[PoseGuess]:
         if not patches:
             return []
-        x = np.stack([normalise_pose(p) for p in patches]).astype(np.float32)
+        if self._planes == _V2_PLANES:  # the v2 model: planes 0.5-2 edges, no view
+            x = np.stack([normalise_pose(p.planes[1:]) for p in patches]).astype(np.float32)
+        else:
+            x = np.stack([pose_input(p) for p in patches]).astype(np.float32)
         logits = np.asarray(self._session.run(None, {self._input: x})[0], np.float32)
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         p = e / e.sum(axis=1, keepdims=True)

@@ -205,9 +205,10 @@ _FACES: Any = None
 
 
 def frame_samples(img_path: Path, truth: dict[str, Any], rng: random.Random, copies: tuple[int, int, int],
-                  jitter_mm: float) -> tuple[list[np.ndarray], list[int], list[float]]:
-    """Pose patches of every (visible) die of one frame, ``copies[label]`` each, around its body's,
-    its up face's or the die stage's found centre in turn, jittered by up to ``jitter_mm``; labels; tilts."""
+                  jitter_mm: float) -> tuple[list[Any], list[int], list[float]]:
+    """Pose patches (:class:`vision.dice.pose.PosePatch`) of every (visible) die of one frame,
+    ``copies[label]`` each, around its body's, its up face's or the die stage's found centre in turn,
+    jittered by up to ``jitter_mm``; labels; tilts."""
     from vision.dice.pose import pose_patch
     from vision.preprocess import to_gray
     from vision.training.rendered import profile_for
@@ -237,14 +238,14 @@ def frame_samples(img_path: Path, truth: dict[str, Any], rng: random.Random, cop
     return xs, ys, tilts
 
 
-def pose_samples(sources: list[tuple[Path, range]], *, seed: int = 7, copies: tuple[int, int, int] = (3, 5, 8),
+def pose_samples(sources: list[tuple[Path, range]], *, seed: int = 7, copies: tuple[int, int, int] = (2, 4, 6),
                  jitter_mm: float = 2.0, cache: Path | None = None) -> dict[str, np.ndarray]:
-    """Patches (uint8), labels, tilts and frame seeds of every frame of ``sources`` (folder, seeds)."""
+    """Planes (uint8), views, labels, tilts and frame seeds of every frame of ``sources`` (folder, seeds)."""
     import hashlib
 
     from vision.dice.pose import POSE_PATCH, POSE_PLANES, POSE_SPAN
 
-    key = f"{seed}_{copies}_{jitter_mm}_{POSE_PATCH}_{POSE_PLANES}_{POSE_SPAN}_" + "_".join(f"{d}{r.start}" for d, r in sources)
+    key = f"{seed}_{copies}_{jitter_mm}_{POSE_PATCH}_{POSE_PLANES}_{POSE_SPAN}_view_" + "_".join(f"{d}{r.start}" for d, r in sources)
     name = f"pose_samples_{hashlib.sha1(key.encode()).hexdigest()[:12]}.npz"
     if cache is not None:
         f = cache / name
@@ -254,7 +255,7 @@ def pose_samples(sources: list[tuple[Path, range]], *, seed: int = 7, copies: tu
             if int(z["n_frames"]) == n_frames:
                 return z
     rng = random.Random(seed)
-    xs: list[np.ndarray] = []
+    xs: list[Any] = []
     ys: list[int] = []
     tilts: list[float] = []
     seeds: list[int] = []
@@ -267,7 +268,7 @@ def pose_samples(sources: list[tuple[Path, range]], *, seed: int = 7, copies: tu
             tilts += t
             seeds += [s] * len(a)
             n += 1
-    out = {"x": np.stack(xs), "y": np.array(ys, np.int64), "tilt": np.array(tilts, np.float32),
+    out = {"x": np.stack([p.planes for p in xs]), "view": np.array([p.view for p in xs], np.float32), "y": np.array(ys, np.int64), "tilt": np.array(tilts, np.float32),
            "seed": np.array(seeds, np.int64), "n_frames": np.array(sum(len(list(d.glob("*.json"))) for d, _ in sources))}
     if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)
@@ -301,7 +302,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     import torch
     from torch import nn
 
-    from vision.dice.pose import POSE_PATCH, POSE_PLANES, normalise_pose
+    from vision.dice.pose import POSE_PATCH, POSE_PLANES, PosePatch, pose_input
     from vision.training.fit import EpochStats, fit_classifier
 
     torch.set_num_threads(1)
@@ -311,21 +312,23 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     data = pose_samples(sources, seed=seed, cache=cache)
     y, seeds = data["y"], data["seed"]
     val = seeds % 10 == 0
-    x = np.stack([normalise_pose(p) for p in data["x"]]).astype(np.float32)
+    x = np.stack([pose_input(PosePatch(p, float(v))) for p, v in zip(data["x"], data["view"], strict=True)])
     log(f"pose samples {dict(sorted(Counter(y.tolist()).items()))} ({int(val.sum())} validation) in {time.time() - t0:.0f}s")
     xt, yt = torch.from_numpy(x[~val]), torch.from_numpy(y[~val])
     xv, yv = torch.from_numpy(x[val]), torch.from_numpy(y[val])
     counts = torch.bincount(yt, minlength=3).float().clamp(min=1)
     weight = (counts.sum() / counts) ** 0.5
-    model = make_pose(nn, len(POSE_PLANES))
+    model = make_pose(nn, len(POSE_PLANES) + 1)
 
     def augment(xb: Any, gen: Any) -> Any:
         if bool(torch.randint(0, 2, (1,), generator=gen)):
             xb = torch.flip(xb, dims=(3,))  # mirror across the camera's direction: same pose
-        xb = xb * (0.8 + 0.4 * torch.rand(len(xb), 1, 1, 1, generator=gen)) + 0.1 * torch.randn(len(xb), 1, 1, 1, generator=gen)
-        xb = xb + 0.03 * torch.randn(xb.shape, generator=gen)  # sensor noise
+        img, view = xb[:, :-1], xb[:, -1:]  # the view plane is geometry, not brightness
+        img = img * (0.8 + 0.4 * torch.rand(len(xb), 1, 1, 1, generator=gen)) + 0.1 * torch.randn(len(xb), 1, 1, 1, generator=gen)
+        img = img + 0.03 * torch.randn(img.shape, generator=gen)  # sensor noise
         dy, dx = (int(v) for v in torch.randint(-2, 3, (2,), generator=gen))
-        return torch.roll(xb, shifts=(dy, dx), dims=(2, 3))  # the found centre's error
+        img = torch.roll(img, shifts=(dy, dx), dims=(2, 3))  # the found centre's error
+        return torch.cat([img, view], dim=1)
 
     def report(e: EpochStats) -> None:
         pv = _predict(model, xv).argmax(1)
@@ -336,7 +339,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
                    after_epoch=report)
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
-        model, (torch.zeros(1, len(POSE_PLANES), POSE_PATCH, POSE_PATCH),), str(out), input_names=["planes"],
+        model, (torch.zeros(1, len(POSE_PLANES) + 1, POSE_PATCH, POSE_PATCH),), str(out), input_names=["planes"],
         output_names=["logits"], dynamic_axes={"planes": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
     )
     pv = _predict(model, xv).argmax(1)

@@ -76,6 +76,10 @@ class CubeConfig:
     side, and the model reads it as confidently as a top)."""
     side_probe_face_confidence: float = 0.9
     """See ``side_probe_cube_probability``."""
+    shifted_read: bool = True
+    """When the chosen window's face is unsure or dropped, read the window half a side beyond it
+    (away from the camera) instead, if that read is sure and nothing beyond it looks like the top
+    (:func:`_shifted_read`)."""
 
     @classmethod
     def from_vision(cls, cfg: VisionConfig) -> CubeConfig:
@@ -572,9 +576,14 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
     if nr.cube_probability < cfg.min_cube_probability or rivals:
         pconf = min(pconf, 0.5)
     face = nr.face if nr.face is not None and nr.confidence >= cfg.min_confidence else None
-    if face is not None and cfg.side_probes and isinstance(numeral, CubeNumeral) and _top_beyond(
-            image, sampler, blob, face, numeral, cfg, probe_probs.get(id(blob))):
-        face = None
+    if cfg.side_probes and isinstance(numeral, CubeNumeral):
+        beyond = _beyond_reads(image, sampler, blob, numeral, probe_probs.get(id(blob)))
+        if face is not None and beyond and not _clear_beyond(face, beyond[0], beyond[1], cfg):
+            face = None
+        if face is None and beyond and cfg.shifted_read:
+            shifted = _shifted_read(image, sampler, blob, numeral, cfg, beyond)
+            if shifted is not None:
+                face, nr = shifted.face, shifted
     rotation = rotation_of(blob.rotation_deg, nr.quarter_turns) if face is not None else blob.rotation_deg
     return CubeReading(face, round(nr.confidence if face is not None else 0.0, 4), pos, round(rotation, 1),
                        round(pconf, 4))
@@ -582,9 +591,11 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
 
 SIDE_PROBES = (0.5, 1.0)
 """Distances (cube sides) beyond a read window, away from the camera, checked for the cube's top."""
+SHIFTED_BEYOND = 1.5
+"""Distance (cube sides) beyond a window of the probe that checks a read half a side beyond it."""
 
 
-def side_probes(sampler: CubeSampler, blob: CubeBlob) -> list[CubeBlob]:
+def side_probes(sampler: CubeSampler, blob: CubeBlob, distances: tuple[float, ...] = SIDE_PROBES) -> list[CubeBlob]:
     """Windows ``SIDE_PROBES`` cube sides beyond ``blob``, away from the camera, on the same plane
     (none when the camera is straight above it: no side face shows)."""
     cx, cy, _ = sampler.camera_mm
@@ -593,26 +604,54 @@ def side_probes(sampler: CubeSampler, blob: CubeBlob) -> list[CubeBlob]:
     if d < 1e-6:
         return []
     return [replace(blob, center_mm=(blob.center_mm[0] + dx / d * f * blob.side_mm,
-                                     blob.center_mm[1] + dy / d * f * blob.side_mm)) for f in SIDE_PROBES]
+                                     blob.center_mm[1] + dy / d * f * blob.side_mm)) for f in distances]
 
 
-def _top_beyond(image: npt.NDArray[Any], sampler: CubeSampler, blob: CubeBlob, face: int, numeral: CubeNumeral,
-                cfg: CubeConfig, probs: npt.NDArray[np.float64] | None = None) -> bool:
-    """True when the cube's top seems to lie beyond ``blob`` (away from the camera): ``blob`` is then
-    likely a side face, whose numeral is not the one on top.  ``probs``: the model's probabilities
-    of :func:`side_probes` of ``blob`` when already computed."""
+def _beyond_reads(image: npt.NDArray[Any], sampler: CubeSampler, blob: CubeBlob, numeral: CubeNumeral,
+                  probs: npt.NDArray[np.float64] | None = None) -> list[NumeralRead]:
+    """The model's reads of :func:`side_probes` of ``blob`` (``probs``: their probabilities when
+    already computed); empty when the camera is straight above it."""
     if probs is None:
         probes = side_probes(sampler, blob)
         if not probes:
-            return False
+            return []
         probs = numeral.cube_probabilities(numeral.patches(image, sampler.profile, probes))
-    for f, p in zip(SIDE_PROBES, probs, strict=True):
-        r = numeral.decide(p)
-        if r.cube_probability < cfg.side_probe_cube_probability:
-            continue
-        # a side beyond: the top when the window is on a side face (beyond the top itself lies the
-        # background); half a side beyond: the top's middle when the window straddles top and side,
-        # the same top shifted when it is the top, so there only another face counts
-        if f >= 1.0 or (r.face is not None and r.face != face and r.confidence >= cfg.side_probe_face_confidence):
-            return True
-    return False
+    return [numeral.decide(p) for p in probs]
+
+
+def _clear_beyond(face: int, half: NumeralRead, whole: NumeralRead, cfg: CubeConfig, *, strict: bool = False) -> bool:
+    """False when the cube's top seems to lie beyond a window that reads ``face`` (away from the
+    camera): the window is then likely a side face, whose numeral is not the one on top.  ``half``
+    and ``whole``: the reads half a side and a side beyond it.
+
+    A side beyond: the top when the window is on a side face (beyond the top itself lies the
+    background); half a side beyond: the top's middle when the window straddles top and side, the
+    same top shifted when it is the top, so there only another face counts (``strict``: a
+    cube-like window there must read ``face``, however unsure).
+    """
+    if whole.cube_probability >= cfg.side_probe_cube_probability:
+        return False
+    if half.cube_probability < cfg.side_probe_cube_probability:
+        return True
+    if strict:
+        return half.face == face
+    return not (half.face is not None and half.face != face and half.confidence >= cfg.side_probe_face_confidence)
+
+
+def _shifted_read(image: npt.NDArray[Any], sampler: CubeSampler, blob: CubeBlob, numeral: CubeNumeral,
+                  cfg: CubeConfig, beyond: list[NumeralRead]) -> NumeralRead | None:
+    """The read of the window half a side beyond ``blob`` (away from the camera), when the read of
+    ``blob`` itself is unsure or may be a side face: a window that straddles the top and a side face
+    (or sits on the side) has the top's middle half a side beyond it.  That read stands only when it
+    is sure (``min_confidence``, cube-like) and nothing beyond *it* suggests the top lies further
+    still (:func:`_clear_beyond` of the reads one and one and a half sides beyond ``blob``): beyond
+    the top only the background shows, while a window on a side face has the top beyond it."""
+    half = beyond[0]
+    if (half.face is None or half.confidence < cfg.min_confidence
+            or half.cube_probability < cfg.min_cube_probability):
+        return None
+    far = side_probes(sampler, blob, (SHIFTED_BEYOND,))
+    if not far:
+        return None
+    far_read = numeral.decide(numeral.cube_probabilities(numeral.patches(image, sampler.profile, far))[0])
+    return half if _clear_beyond(half.face, beyond[1], far_read, cfg, strict=True) else None

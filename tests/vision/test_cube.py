@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -264,3 +264,70 @@ def test_side_probes_lie_beyond_the_window_away_from_the_camera() -> None:
         assert math.dist(p.center_mm, blob.center_mm) == pytest.approx(f * size)
         assert math.dist(p.center_mm, cam[:2]) == pytest.approx(d0 + f * size)
         assert (p.rotation_deg, p.z_mm) == (blob.rotation_deg, blob.z_mm)
+
+
+def _read(face: int | None, confidence: float, cube: float) -> Any:
+    from vision.cube import NumeralRead
+
+    return NumeralRead(face, confidence, 0, cube)
+
+
+def test_clear_beyond_rules() -> None:
+    """Beyond a window (away from the camera): a cube-like window a side beyond means the top lies
+    there; half a side beyond, only another face read surely counts (or, strictly, any other read)."""
+    from vision.cube import _clear_beyond
+
+    cfg = CubeConfig()
+    bg = _read(None, 1.0, 0.01)
+    assert _clear_beyond(8, bg, bg, cfg)
+    assert not _clear_beyond(8, bg, _read(8, 0.99, 0.9), cfg)  # the top a side beyond
+    assert _clear_beyond(8, _read(8, 0.99, 0.99), bg, cfg)  # the same top, shifted
+    assert not _clear_beyond(8, _read(16, 0.95, 0.99), bg, cfg)  # another face half a side beyond
+    assert _clear_beyond(8, _read(16, 0.6, 0.99), bg, cfg)  # ...read unsurely: not counted
+    assert not _clear_beyond(8, _read(16, 0.6, 0.99), bg, cfg, strict=True)  # ...strictly: counted
+    assert not _clear_beyond(8, _read(None, 0.6, 0.6), bg, cfg, strict=True)
+    assert _clear_beyond(8, _read(8, 0.4, 0.6), bg, cfg, strict=True)
+
+
+class _ScriptedNumeral:
+    """Reads a window by its distance (cube sides) beyond a base window, away from the camera."""
+
+    def __init__(self, sampler: CubeSampler, base: CubeBlob, reads: dict[float, Any]) -> None:
+        self.sampler, self.base, self.reads = sampler, base, reads
+        self.asked: list[float] = []
+
+    def patches(self, image: Any, profile: Any, blobs: list[CubeBlob]) -> list[float]:
+        return [round(math.dist(b.center_mm, self.base.center_mm) / b.side_mm, 2) for b in blobs]
+
+    def cube_probabilities(self, dists: list[float]) -> list[float]:
+        self.asked.extend(dists)
+        return dists
+
+    def decide(self, dist: float) -> Any:
+        return self.reads[dist]
+
+
+@pytest.mark.parametrize(("reads", "expected"), [
+    # straddling top and side: the top's middle half a side beyond reads 64 surely, nothing beyond it
+    ({0.5: (64, 0.99, 1.0), 1.0: (None, 0.9, 0.02), 1.5: (None, 1.0, 0.0)}, 64),
+    # the same with the top's far half still read as 64 a side beyond
+    ({0.5: (64, 0.99, 1.0), 1.0: (64, 0.9, 0.99), 1.5: (None, 1.0, 0.0)}, 64),
+    # half a side beyond is unsure: nothing is read
+    ({0.5: (64, 0.8, 1.0), 1.0: (None, 0.9, 0.02), 1.5: (None, 1.0, 0.0)}, None),
+    # a window on a side face: half a side beyond still the side (8), a side beyond the top (16)
+    ({0.5: (8, 0.99, 1.0), 1.0: (16, 0.7, 0.99), 1.5: (None, 1.0, 0.0)}, None),
+    # ...or the top one and a half sides beyond
+    ({0.5: (8, 0.99, 1.0), 1.0: (None, 0.5, 0.5), 1.5: (16, 0.99, 0.99)}, None),
+])
+def test_shifted_read_stands_only_when_nothing_lies_beyond(reads: dict[float, Any], expected: int | None) -> None:
+    from vision.cube import CubeNumeral, _shifted_read, side_probes
+
+    _, prof, _ = _frame(900023)
+    sampler = CubeSampler(prof)
+    size = prof.spec.cube_size_mm
+    blob = CubeBlob((300.0, 120.0), size, 10.0, 1.0, z_mm=size)
+    num = _ScriptedNumeral(sampler, blob, {d: _read(*r) for d, r in reads.items()})
+    beyond = [num.decide(d) for d in num.patches(None, prof, side_probes(sampler, blob))]
+    got = _shifted_read(np.zeros((4, 4), np.uint8), sampler, blob, cast("CubeNumeral", num), CubeConfig(), beyond)
+    assert (None if got is None else got.face) == expected
+    assert num.asked in ([], [1.5])  # at most one more model pass, of the window 1.5 sides beyond

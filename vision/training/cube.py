@@ -61,14 +61,18 @@ CUBE_SIDE_TRAIN_SEEDS = range(610_000, 700_000)
 where the cube stands lowest and is seen most obliquely: most unsure reads were there)."""
 CUBE_HELDOUT_SEEDS = range(700_000, 710_000)
 """Cameras for the held-out all-faces cube set (never trained on)."""
-CUBE_SIDE_HELDOUT_SEEDS = range(710_000, 720_000)
+CUBE_SIDE_HELDOUT_SEEDS = range(710_000, 715_000)
 """Cameras for a held-out side-only cube set (never trained on)."""
+CUBE_FRESH_SEEDS = range(715_000, 720_000)
+"""Cameras for a fresh all-positions cube set (2026-11-22, session 4): rendered after the cube stage's
+rules were last tuned, so never seen by training nor by threshold choices."""
 POSES_PER_CAMERA = 8
 FACES = (2, 4, 8, 16, 32, 64)
 SETS = {"train": CUBE_TRAIN_SEEDS, "heldout": CUBE_HELDOUT_SEEDS, "side_train": CUBE_SIDE_TRAIN_SEEDS,
-        "side_heldout": CUBE_SIDE_HELDOUT_SEEDS}
+        "side_heldout": CUBE_SIDE_HELDOUT_SEEDS, "fresh": CUBE_FRESH_SEEDS}
 POSITIONS = {"train": ("middle", "white", "black"), "heldout": ("middle", "white", "black"),
-             "side_train": ("white", "black"), "side_heldout": ("white", "black")}
+             "side_train": ("white", "black"), "side_heldout": ("white", "black"),
+             "fresh": ("middle", "white", "black")}
 """The cube positions each set draws from."""
 OLD_CROP = CropSpec()
 """The crop of the 2026-11-21 model (48 px, 1.8 sides, windows unrefined)."""
@@ -363,7 +367,9 @@ def evaluate_set(name: str = "heldout", model: Path | None = None,
                  items: list[tuple[Path, dict[str, Any]]] | None = None, *, cameras: int | None = None,
                  skip: int = 0, min_confidence: float | None = None, side_probes: bool = True) -> dict[str, Any]:
     """Read every frame of a set with :func:`vision.cube.read_cube` (oracle profile); exact counts
-    at ``min_confidence`` (default ``CubeConfig().min_confidence``) and at every ``SWEEP`` threshold."""
+    at ``min_confidence`` (default ``CubeConfig().min_confidence``), and of the reads made with no
+    face threshold at every ``SWEEP`` threshold (the sweep's reads skip the steps an unsure face
+    takes, such as the shifted read, so its counts at ``min_confidence`` may be lower)."""
     from vision.cube import CubeNumeral, read_cube
 
     numeral = CubeNumeral(model or CUBE_MODEL)
@@ -387,7 +393,9 @@ def evaluate_set(name: str = "heldout", model: Path | None = None,
         k = json.dumps(truth["camera"], sort_keys=True) + json.dumps(truth["board"], sort_keys=True)
         if sampler is None or k != key:
             sampler, key = CubeSampler(profile_for(truth), numeral.crop.search_ppm), k
-        raw = read_cube(load_image(png), sampler, raw_cfg, numeral)  # the BGR frame, as vision.reader passes it
+        image = load_image(png)  # the BGR frame, as vision.reader passes it
+        raw = read_cube(image, sampler, cfg, numeral)
+        swept = read_cube(image, sampler, raw_cfg, numeral)  # every face, for the threshold sweep
         res["n"] += 1
         tallies = (res["per_face"].setdefault(str(tc["face"]), {"n": 0, "right": 0, "wrong": 0, "unsure": 0}),
                    res["per_position"].setdefault(tc["position"], {"n": 0, "right": 0, "wrong": 0, "unsure": 0}))
@@ -400,11 +408,13 @@ def evaluate_set(name: str = "heldout", model: Path | None = None,
             for t in tallies:
                 t["unsure"] += 1
             continue
-        reads.append((int(tc["face"]), raw.face, raw.face_confidence))
-        if raw.face is None or raw.face_confidence < cfg.min_confidence:
+        reads.append((int(tc["face"]), None, 0.0) if swept is None else
+                     (int(tc["face"]), swept.face, swept.face_confidence))
+        if raw.face is None:
             res["face_unsure"] += 1
             outcome = "unsure"
-            res["unsure"].append(f"{png.name}: {tc['position']} {tc['face']} ({raw.face} at {raw.face_confidence})")
+            best = (None, 0.0) if swept is None else (swept.face, swept.face_confidence)
+            res["unsure"].append(f"{png.name}: {tc['position']} {tc['face']} ({best[0]} at {best[1]})")
         elif raw.face == tc["face"]:
             res["face_right"] += 1
             outcome = "right"

@@ -87,7 +87,8 @@ def test_refinement_moves_only_to_a_clearly_die_like_square(near_notdie: float, 
     top = np.full((200, 200), 210, np.uint8)
     cv2.rectangle(top, (52, 62), (67, 77), 30, -1)
     img = _view(top)
-    start = np.array([[60.0 - 4 * 16 * CONTEXT / PATCH, 70.0]])  # one refinement shift (4 patch px) off
+    shift = DiceConfig().top_refine_shift_px
+    start = np.array([[60.0 - shift * 16 * CONTEXT / PATCH, 70.0]])  # one refinement shift off
     mm, g = read_top_faces(img, _Plane(), start, 16.0, _Stub(near_notdie), DiceConfig(top_vote_share=0.0))  # type: ignore[arg-type]
     if moved:
         assert np.allclose(mm[0], [60.0, 70.0]) and (g[0].face, g[0].probability) == (5, 0.99)
@@ -132,3 +133,63 @@ def test_a_side_face_reading_toward_the_camera_is_dropped() -> None:
     assert side_face_readings(beside, cam, 16.0) == set()
     far = np.array([[400.0, 300.0], [400.0, 330.0]])  # 1.9 edges: two dice
     assert side_face_readings(far, cam, 16.0) == set()
+
+
+class _Counting:
+    """A model reading every patch as ``face`` (in turns too: ``tta_face``), counting the patches read."""
+
+    def __init__(self, face: int, probability: float, not_die: float, tta_face: int | None = None) -> None:
+        self.guess = FaceGuess(face, probability, not_die)
+        self.tta = FaceGuess(tta_face or face, probability, not_die)
+        self.reads: list[tuple[int, bool]] = []
+
+    def classify_patches(self, patches: list[np.ndarray], *, tta: bool = True) -> list[FaceGuess]:
+        self.reads.append((len(patches), tta))
+        return [self.tta if tta else self.guess for _ in patches]
+
+
+@pytest.mark.parametrize(("tta_face", "stands"), [(5, True), (2, False)])
+def test_a_decisive_first_reading_is_checked_in_its_turns_without_the_grid(tta_face: int, stands: bool) -> None:
+    img = _view(np.full((200, 200), 128, np.uint8))
+    model = _Counting(5, 0.995, 0.001, tta_face)
+    mm, g = read_top_faces(img, _Plane(), np.array([[60.0, 70.0]]), 16.0, model, DiceConfig())  # type: ignore[arg-type]
+    assert model.reads == [(1, False), (1, True)]  # no 3 x 3 re-read
+    assert np.allclose(mm[0], [60.0, 70.0])
+    assert (g[0].face, g[0].probability >= 0.9) == (tta_face, stands)
+    # an undecided first reading is re-read on the grid
+    model = _Counting(5, 0.95, 0.001)
+    read_top_faces(img, _Plane(), np.array([[60.0, 70.0]]), 16.0, model, DiceConfig())  # type: ignore[arg-type]
+    assert model.reads[:2] == [(1, False), (9, False)]
+
+
+class _Parallax:
+    """A tilted camera with parallax: a point at height z is seen shifted by (0.4 z, 0.6 z) mm."""
+
+    def board_to_image(self, pts: Any) -> np.ndarray:
+        p = np.asarray(pts, float)
+        return _Plane().board_to_image(np.column_stack([p[:, 0] + 0.4 * p[:, 2], p[:, 1] + 0.6 * p[:, 2]]))
+
+
+def test_the_grey_image_is_converted_where_the_dice_stage_reads_it() -> None:
+    from vision.dice.board import gray_near
+    from vision.dice.pose import POSE_PLANES, POSE_SPAN
+    from vision.preprocess import to_gray
+
+    rng = np.random.default_rng(3)
+    img = rng.integers(0, 256, (480, 640, 3)).astype(np.uint8)
+    full = to_gray(img)
+    c = np.array([[60.0, 70.0], [150.0, 120.0]])
+    edge, shift = 16.0, DiceConfig().top_refine_shift_px
+    g = gray_near(img, _Parallax(), c, edge, shift)
+    assert (g == 0).mean() > 0.5  # far from the dice: not converted
+    for a, b in zip(top_face_patches(g, _Parallax(), c, edge, edge, margin=shift),
+                    top_face_patches(full, _Parallax(), c, edge, edge, margin=shift), strict=True):
+        assert np.array_equal(a, b)
+    half = POSE_SPAN * edge / 2
+    for x, y in c:  # the pose planes' squares, on every plane
+        for z in POSE_PLANES:
+            q = _Parallax().board_to_image(np.array([[x + dx, y + dy, z * edge] for dx in (-half, half) for dy in (-half, half)]))
+            x0, y0 = np.floor(q.min(axis=0)).astype(int)
+            x1, y1 = np.ceil(q.max(axis=0)).astype(int)
+            assert np.array_equal(g[y0 : y1 + 1, x0 : x1 + 1], full[y0 : y1 + 1, x0 : x1 + 1])
+    assert gray_near(full, _Parallax(), c, edge) is full

@@ -33,7 +33,7 @@ from vision.dice.classify import FaceClassifier, FaceGuess, board_classifier, to
 from vision.dice.config import DiceConfig
 from vision.dice.detect import detector, top_view
 from vision.dice.find import nms
-from vision.dice.pose import pose_classifier, pose_patch
+from vision.dice.pose import POSE_PLANES, POSE_SPAN, pose_classifier, pose_patch
 from vision.dice.topface import top_face_patches
 from vision.observation import DieReading
 from vision.preprocess import CONTEXT, PATCH, Square, crop_patch, to_gray
@@ -217,17 +217,28 @@ def choose(g: list[FaceGuess], vote_notdie: float, vote_share: float, min_probab
 def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[Any], z: float,
                    model: FaceClassifier, dcfg: DiceConfig = DICE) -> tuple[npt.NDArray[np.float64], list[FaceGuess]]:
     """Read candidates (board mm, on the plane ``z`` = the die's edge) on their rectified up faces
-    (:mod:`vision.dice.topface`); a candidate the first reading does not reject is re-read on the
-    3 x 3 grid of squares shifted by ``DiceConfig.top_refine_shift_px`` patch pixels (slices of one
-    rectified window per candidate) and the most die-like square wins when it is clearly a die.
+    (:mod:`vision.dice.topface`); a candidate the first reading calls a die decisively
+    (``DiceConfig.top_decisive_*``) is read once more in its 8 turns and mirrors; one it does not
+    reject is re-read on the 3 x 3 grid of squares shifted by ``DiceConfig.top_refine_shift_px`` patch
+    pixels (slices of one rectified window per candidate) and the most die-like square wins when it
+    is clearly a die.
     Returns the (maybe moved) centres and the readings."""
     mm = np.asarray(centres, np.float64).reshape(-1, 2).copy()
     edge = z
     s = dcfg.top_refine_shift_px
     win = top_face_patches(gray, profile, mm, z, edge, margin=s)
-    first = model.classify_patches([w[s : s + PATCH, s : s + PATCH] for w in win], tta=False)
-    todo = [i for i, g in enumerate(first) if g.not_die < dcfg.top_refine_max_notdie]
+    centre = [w[s : s + PATCH, s : s + PATCH] for w in win]
+    first = model.classify_patches(centre, tta=False)
     out = list(first)
+    # a decisive first reading is only checked in its 8 turns and mirrors (no re-read grid)
+    sure = [i for i, g in enumerate(first)
+            if g.not_die < dcfg.top_decisive_max_notdie and g.probability >= dcfg.top_decisive_min_probability]
+    if sure:
+        for i, t in zip(sure, model.classify_patches([centre[i] for i in sure], tta=True), strict=True):
+            ok = t.face == first[i].face and t.probability >= dcfg.top_min_probability
+            out[i] = t if ok else FaceGuess(t.face, min(t.probability, 0.5), t.not_die)
+    done = set(sure)
+    todo = [i for i, g in enumerate(first) if g.not_die < dcfg.top_refine_max_notdie and i not in done]
     if not todo:
         return mm, out
     grid = [(dx, dy) for dx in (0, -s, s) for dy in (0, -s, s)]
@@ -346,12 +357,40 @@ def owner_of(colour: tuple[float, float, float], dcfg: DiceConfig = DICE) -> Sid
     return None
 
 
+def gray_near(image: npt.NDArray[Any], profile: Any, centres_mm: npt.NDArray[Any], edge: float,
+              shift_px: int = 0) -> npt.NDArray[np.uint8]:
+    """``image`` in grey where the dice stage reads it, zero elsewhere: around each candidate centre
+    (board mm) the squares the up-face windows (moved by up to ``shift_px`` patch pixels) and the pose
+    planes (``POSE_SPAN`` die edges on the planes ``POSE_PLANES``) sample, on every plane from the
+    board to the highest.  A few die-sized boxes instead of the whole frame (720p: 0.26 ms)."""
+    if image.ndim == 2:
+        gray: npt.NDArray[np.uint8] = image
+        return gray
+    h, w = image.shape[:2]
+    out = np.zeros((h, w), np.uint8)
+    c = np.asarray(centres_mm, np.float64).reshape(-1, 2)
+    if not len(c):
+        return out
+    window = edge * CONTEXT * (PATCH + 4 * shift_px) / PATCH  # the window's side, plus a shift
+    r = max(window, POSE_SPAN * edge) * 0.75  # > half the diagonal of either square
+    zs = (0.0, max(POSE_PLANES) * edge, edge)
+    corners = np.array([(dx, dy, z) for dx in (-r, r) for dy in (-r, r) for z in zs])
+    pts = (np.repeat(np.column_stack([c, np.zeros(len(c))]), len(corners), axis=0) + np.tile(corners, (len(c), 1)))
+    img = np.asarray(profile.board_to_image(pts), np.float64).reshape(len(c), len(corners), 2)
+    for q in img:
+        x0, y0 = np.floor(q.min(axis=0)).astype(int) - 4
+        x1, y1 = np.ceil(q.max(axis=0)).astype(int) + 5
+        x0, y0, x1, y1 = max(0, int(x0)), max(0, int(y0)), min(w, int(x1)), min(h, int(y1))
+        if x1 > x0 and y1 > y0:
+            out[y0:y1, x0:x1] = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    return out
+
+
 def read_dice(
     image: npt.NDArray[Any], profile: Any, classifier: FaceClassifier, config: VisionConfig,
     search: DiceSearch | None = None, dcfg: DiceConfig = DICE,
 ) -> tuple[DieReading, ...]:
     """Every die on (or just off) the board, as :class:`DieReading` values (``image``: BGR frame)."""
-    gray = to_gray(image)
     search = search or DiceSearch(profile)
     top_model = top_classifier(classifier)
     if top_model is not None:
@@ -359,12 +398,14 @@ def read_dice(
         peaks = detector().peaks(top, dcfg.detect_min_score, dcfg.detect_max_peaks)
         if not peaks:
             return ()
-        mm, guesses = read_top_faces(gray, profile, np.array([search.to_mm(p.u, p.v) for p in peaks]),
-                                     search.z, top_model, dcfg)
+        cmm = np.array([search.to_mm(p.u, p.v) for p in peaks])
+        gray = gray_near(image, profile, cmm, search.z, dcfg.top_refine_shift_px)
+        mm, guesses = read_top_faces(gray, profile, cmm, search.z, top_model, dcfg)
         kept = [i for i, g in enumerate(guesses) if g.not_die < dcfg.top_notdie_max]
         scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in kept]
         mm = mm[kept]
     else:
+        gray = to_gray(image)
         classifier = board_classifier(classifier)
         cands = die_candidates(image, profile, config, search, dcfg)
         cands, guesses = refine(gray, cands, classifier, dcfg)

@@ -156,10 +156,13 @@ def test_a_decisive_first_reading_is_checked_in_its_turns_without_the_grid(tta_f
     assert model.reads == [(1, False), (1, True)]  # no 3 x 3 re-read
     assert np.allclose(mm[0], [60.0, 70.0])
     assert (g[0].face, g[0].probability >= 0.9) == (tta_face, stands)
-    # an undecided first reading is re-read on the grid
-    model = _Counting(5, 0.95, 0.001)
-    read_top_faces(img, _Plane(), np.array([[60.0, 70.0]]), 16.0, model, DiceConfig())  # type: ignore[arg-type]
-    assert model.reads[:2] == [(1, False), (9, False)]
+    # an undecided first reading is re-read on the grid; the square kept (here the detector's own:
+    # every square reads the same) is checked in its 8 turns too, and stands only if they agree
+    for tta_face2, stands2 in ((5, True), (3, False)):
+        model = _Counting(5, 0.95, 0.001, tta_face2)
+        mm, g = read_top_faces(img, _Plane(), np.array([[60.0, 70.0]]), 16.0, model, DiceConfig())  # type: ignore[arg-type]
+        assert model.reads == [(1, False), (9, False), (1, True)]
+        assert np.allclose(mm[0], [60.0, 70.0]) and (g[0].probability >= 0.9) == stands2
 
 
 class _Parallax:

@@ -205,11 +205,8 @@ def choose(g: list[FaceGuess], vote_notdie: float, vote_share: float, min_probab
     capped at 0.5 (unsure) unless the die-like crops agree on the face (``vote_share`` of their
     weight) and it reaches ``min_probability``."""
     j = min(range(len(g)), key=lambda k: g[k].not_die - 0.2 * g[k].probability)
-    agree = [a for a in g if a.not_die < vote_notdie]
     best = g[j]
-    wsum = sum((1 - a.not_die) for a in agree)
-    wbest = sum((1 - a.not_die) for a in agree if a.face == best.face)
-    if (wsum > 0 and wbest / wsum < vote_share) or best.probability < min_probability:
+    if _vote_share(g, best.face, vote_notdie) < vote_share or best.probability < min_probability:
         best = FaceGuess(best.face, min(best.probability, 0.5), best.not_die)
     return j, best
 
@@ -217,57 +214,63 @@ def choose(g: list[FaceGuess], vote_notdie: float, vote_share: float, min_probab
 def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[Any], z: float,
                    model: FaceClassifier, dcfg: DiceConfig = DICE) -> tuple[npt.NDArray[np.float64], list[FaceGuess]]:
     """Read candidates (board mm, on the plane ``z`` = the die's edge) on their rectified up faces
-    (:mod:`vision.dice.topface`); a candidate the first reading calls a die decisively
-    (``DiceConfig.top_decisive_*``) is read once more in its 8 turns and mirrors; one it does not
-    reject is re-read on the 3 x 3 grid of squares shifted by ``DiceConfig.top_refine_shift_px`` patch
-    pixels (slices of one rectified window per candidate) and the most die-like square wins when it
-    is clearly a die.
+    (:mod:`vision.dice.topface`).  A candidate the first reading calls a die decisively
+    (``DiceConfig.top_decisive_*``) goes straight to the check below; one it does not reject is
+    re-read on the 3 x 3 grid of squares shifted by ``DiceConfig.top_refine_shift_px`` patch pixels
+    (slices of one rectified window per candidate): the most die-like square wins when it is clearly
+    a die, and the grid's die-like squares vote on its face.  The square kept, moved or not, is read
+    once more in its 8 turns and mirrors: its face stands only when that reading agrees and reaches
+    ``top_min_probability`` (else it is capped at 0.5, unsure).
     Returns the (maybe moved) centres and the readings."""
     mm = np.asarray(centres, np.float64).reshape(-1, 2).copy()
     edge = z
     s = dcfg.top_refine_shift_px
     win = top_face_patches(gray, profile, mm, z, edge, margin=s)
-    centre = [w[s : s + PATCH, s : s + PATCH] for w in win]
-    first = model.classify_patches(centre, tta=False)
+    first = model.classify_patches([w[s : s + PATCH, s : s + PATCH] for w in win], tta=False)
     out = list(first)
-    # a decisive first reading is only checked in its 8 turns and mirrors (no re-read grid)
-    sure = [i for i, g in enumerate(first)
-            if g.not_die < dcfg.top_decisive_max_notdie and g.probability >= dcfg.top_decisive_min_probability]
-    if sure:
-        for i, t in zip(sure, model.classify_patches([centre[i] for i in sure], tta=True), strict=True):
-            ok = t.face == first[i].face and t.probability >= dcfg.top_min_probability
-            out[i] = t if ok else FaceGuess(t.face, min(t.probability, 0.5), t.not_die)
-    done = set(sure)
-    todo = [i for i, g in enumerate(first) if g.not_die < dcfg.top_refine_max_notdie and i not in done]
-    if not todo:
-        return mm, out
+    # (candidate, square's shift in patch px, the grid agrees on its face): read in 8 turns at the end
+    check: list[tuple[int, tuple[int, int], bool]] = [
+        (i, (0, 0), True) for i, f in enumerate(first)
+        if f.not_die < dcfg.top_decisive_max_notdie and f.probability >= dcfg.top_decisive_min_probability]
+    done = {i for i, _, _ in check}
+    todo = [i for i, f in enumerate(first) if f.not_die < dcfg.top_refine_max_notdie and i not in done]
     grid = [(dx, dy) for dx in (0, -s, s) for dy in (0, -s, s)]
     g = model.classify_patches([win[i][s + dy : s + dy + PATCH, s + dx : s + dx + PATCH] for i in todo for dx, dy in grid],
-                               tta=False)
+                               tta=False) if todo else []
     mm_per_px = edge * CONTEXT / PATCH
     m = len(grid)
-    moved: list[tuple[int, int, bool]] = []  # (candidate, slice, the slices agree on its face)
     for n, i in enumerate(todo):
         gs = g[n * m : n * m + m]
         j, best = choose(gs, dcfg.vote_notdie, dcfg.top_vote_share, 0.0)
         f = first[i]
         if best.not_die < dcfg.top_refined_max_notdie and best.not_die - 0.2 * best.probability < f.not_die - 0.2 * f.probability:
             mm[i] += np.array(grid[j], np.float64) * mm_per_px
-            moved.append((i, j, best.probability == gs[j].probability))
+            check.append((i, grid[j], best.probability == gs[j].probability))
             out[i] = gs[j]
+        elif f.not_die < dcfg.top_refined_max_notdie:
+            # the detector's own square is the most die-like: checked like a moved one (fresh seed
+            # 900476: a 3 read 2 at 0.94 on one view stood unchecked; 0.88 in 8 turns)
+            check.append((i, (0, 0), _vote_share(gs, f.face, dcfg.vote_notdie) >= dcfg.top_vote_share))
         elif f.probability < dcfg.top_min_probability:
             out[i] = FaceGuess(f.face, min(f.probability, 0.5), f.not_die)
-    if moved:
-        # the chosen slice once more in its 8 turns and mirrors: the face stands only when that
-        # reading agrees with the slice's and reaches top_min_probability (a side face of a tilted
-        # die can look like a face from one orientation, rarely from all eight); its P(not a die)
-        # counts too (keeping the slice's instead made one more wrong face on the tuning seeds)
-        slices = [win[i][s + grid[j][1] : s + grid[j][1] + PATCH, s + grid[j][0] : s + grid[j][0] + PATCH] for i, j, _ in moved]
-        tt = model.classify_patches(slices, tta=True) if dcfg.top_tta_final else [out[i] for i, _, _ in moved]
-        for (i, _, agree), t in zip(moved, tt, strict=True):
+    if check:
+        # a side face of a tilted die can look like a face from one orientation, rarely from all
+        # eight; the 8-turn reading's P(not a die) counts too (keeping the slice's instead made one
+        # more wrong face on the tuning seeds)
+        slices = [win[i][s + dy : s + dy + PATCH, s + dx : s + dx + PATCH] for i, (dx, dy), _ in check]
+        tt = model.classify_patches(slices, tta=True) if dcfg.top_tta_final else [out[i] for i, _, _ in check]
+        for (i, _, agree), t in zip(check, tt, strict=True):
             ok = agree and t.face == out[i].face and t.probability >= dcfg.top_min_probability
             out[i] = t if ok else FaceGuess(t.face, min(t.probability, 0.5), t.not_die)
     return mm, out
+
+
+def _vote_share(g: list[FaceGuess], face: int, vote_notdie: float) -> float:
+    """The share of the die-like readings' weight (1 - P(not a die), those below ``vote_notdie``)
+    that reads ``face`` (1.0 when none is die-like)."""
+    agree = [a for a in g if a.not_die < vote_notdie]
+    wsum = sum(1 - a.not_die for a in agree)
+    return sum(1 - a.not_die for a in agree if a.face == face) / wsum if wsum > 0 else 1.0
 
 
 def side_face_readings(mm: npt.NDArray[Any], camera_xy: tuple[float, float], edge: float,

@@ -75,24 +75,26 @@ class DiceConfig:
     top_refine_max_notdie: float = 0.5
     """Rectified up-face reading (``die_face_top.onnx``): candidates whose first reading has
     P(not a die) above this are not re-read (speed; tuning seeds: 0.9 and 0.5 read the same) ..."""
-    top_refine_shift_px: int = 8
+    top_refine_shift_px: int = 4
     """... the others are re-read on the 3 x 3 grid of squares shifted by this many patch pixels in
-    board x and y (8 px = 0.29 die edges, 4.7 mm on a 16.5 mm die; the square keeps the die's size:
-    the rectified face has it).  Tuning seeds 900000-900039 + 901000-901159 (400 dice, offline on the
-    same readings): 4 px with a vote share of 0.7: 280 right / 2 wrong / 70 unsure / 48 missed;
-    8 px with 0.5: 291 / 2 / 55 / 52; a 5 x 5 grid of 4 px: 293 / 2 / 62 / 43 at 2.8 times the reads."""
+    board x and y (4 px = 0.144 die edges, 2.3 mm on a 16 mm die; the square keeps the die's size:
+    the rectified face has it; a cross of 5 instead of 9 lost 3 of 139 right dice on the tuning seeds).
+    8 px with a vote share of 0.5 read 11 more of 400 tuning dice right (900000-900039 +
+    901000-901159) but on fresh seeds 900400-900539 made 2 wrong faces instead of 1: a square shifted
+    by 0.29 edges cuts the face (a 4 read as 2, a 2 as 1 at 0.94-0.95)."""
     top_refined_max_notdie: float = 0.03
     """A re-read square replaces the first reading only when its P(not a die) is below this
     (tuning seeds 900000-900039 + 901000-901059, 200 dice: 0.01 -> 0.03 found 8 more dice, 0 false)."""
-    top_vote_share: float = 0.5
+    top_vote_share: float = 0.7
     """The re-read squares that look like a die must agree on the face by this share of their weight
-    (0.5 / 0.6 / 0.7 on the 8 px grid, tuning seeds: 291 / 290 / 288 right, 2 wrong each)."""
+    (the guard against a square that cuts the face; 0.5 / 0.6 / 0.7 on the tuning seeds: 288 / 286 /
+    281 right, 1 wrong each)."""
     top_decisive_max_notdie: float = 0.02
     """A first reading this sure it is a die ...."""
     top_decisive_min_probability: float = 0.98
     """... with at least this face probability skips the 3 x 3 re-read: its square is read in its 8
-    turns and mirrors, which must agree (tuning seeds: the same 291 right, 1 wrong instead of 2,
-    9 fewer reads for most dice)."""
+    turns and mirrors, which must agree (tuning seeds: 281 right, 1 wrong, 69 unsure, 49 missed
+    against 280 / 2 / 70 / 48 with the re-read; 9 fewer reads for most dice)."""
     top_min_probability: float = 0.9
     """A rectified reading's face probability below this makes the face unsure ..."""
     top_tta_final: bool = True

@@ -174,3 +174,11 @@ def pose_classifier() -> PoseClassifier | None:
     if _POSE is None and DIE_POSE_MODEL.is_file():
         _POSE = PoseClassifier()
     return _POSE
+
+
+def install_pose_model(path: Path) -> PoseClassifier:
+    """Make the model at ``path`` the process-wide pose model (evaluating a candidate before it replaces
+    ``die_pose.onnx``)."""
+    global _POSE
+    _POSE = PoseClassifier(path)
+    return _POSE

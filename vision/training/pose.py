@@ -205,10 +205,11 @@ _FACES: Any = None
 
 
 def frame_samples(img_path: Path, truth: dict[str, Any], rng: random.Random, copies: tuple[int, int, int],
-                  jitter_mm: float) -> tuple[list[Any], list[int], list[float]]:
+                  jitter_mm: float, with_found: bool = True) -> tuple[list[Any], list[int], list[float]]:
     """Pose patches (:class:`vision.dice.pose.PosePatch`) of every (visible) die of one frame,
     ``copies[label]`` each, around its body's, its up face's or the die stage's found centre in turn,
-    jittered by up to ``jitter_mm``; labels; tilts."""
+    jittered by up to ``jitter_mm`` (``with_found`` False: the die stage is not run, the jitter stands
+    for its error); labels; tilts."""
     from vision.dice.pose import pose_patch
     from vision.preprocess import to_gray
     from vision.training.rendered import profile_for
@@ -222,7 +223,7 @@ def frame_samples(img_path: Path, truth: dict[str, Any], rng: random.Random, cop
     edge = (dmin + dmax) / 2
     xs, ys, tilts = [], [], []
     hidden = hidden_under(truth["dice"])
-    found = found_centres(img, prof, truth)
+    found = found_centres(img, prof, truth) if with_found else [None] * len(truth["dice"])
     for i, die in enumerate(truth["dice"]):
         if i in hidden:
             continue
@@ -239,13 +240,13 @@ def frame_samples(img_path: Path, truth: dict[str, Any], rng: random.Random, cop
 
 
 def pose_samples(sources: list[tuple[Path, range]], *, seed: int = 7, copies: tuple[int, int, int] = (2, 4, 6),
-                 jitter_mm: float = 2.0, cache: Path | None = None) -> dict[str, np.ndarray]:
+                 jitter_mm: float = 2.0, cache: Path | None = None, with_found: bool = True) -> dict[str, np.ndarray]:
     """Planes (uint8), views, labels, tilts and frame seeds of every frame of ``sources`` (folder, seeds)."""
     import hashlib
 
     from vision.dice.pose import POSE_PATCH, POSE_PLANES, POSE_SPAN
 
-    key = f"{seed}_{copies}_{jitter_mm}_{POSE_PATCH}_{POSE_PLANES}_{POSE_SPAN}_view_" + "_".join(f"{d}{r.start}" for d, r in sources)
+    key = f"{seed}_{copies}_{jitter_mm}_{POSE_PATCH}_{POSE_PLANES}_{POSE_SPAN}_view_{with_found}_" + "_".join(f"{d}{r.start}" for d, r in sources)
     name = f"pose_samples_{hashlib.sha1(key.encode()).hexdigest()[:12]}.npz"
     if cache is not None:
         f = cache / name
@@ -262,7 +263,7 @@ def pose_samples(sources: list[tuple[Path, range]], *, seed: int = 7, copies: tu
     n = 0
     for d, r in sources:
         for s, png, truth in frames(d, r):
-            a, b, t = frame_samples(png, truth, rng, copies, jitter_mm)
+            a, b, t = frame_samples(png, truth, rng, copies, jitter_mm, with_found)
             xs += a
             ys += b
             tilts += t
@@ -297,7 +298,8 @@ def training_sources() -> list[tuple[Path, range]]:
             (cache_dir() / "1280x720", TRAIN_SEEDS), (cache_dir() / DICE_RENDERS / "1280x720", TRAIN_SEEDS)]
 
 
-def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = None, log: Any = print) -> dict[str, object]:
+def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = None, log: Any = print,
+          copies: tuple[int, int, int] = (2, 4, 6), with_found: bool = True) -> dict[str, object]:
     """Train the pose model; frames whose seed % 10 == 0 are the validation (and threshold-tuning) slice."""
     import torch
     from torch import nn
@@ -309,7 +311,8 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     torch.manual_seed(seed)
     t0 = time.time()
     sources = training_sources()
-    data = pose_samples(sources, seed=seed, cache=cache)
+    data = pose_samples(sources, seed=seed, cache=cache, copies=copies, with_found=with_found,
+                        jitter_mm=2.0 if with_found else 2.5)
     y, seeds = data["y"], data["seed"]
     val = seeds % 10 == 0
     x = np.stack([pose_input(PosePatch(p, float(v))) for p, v in zip(data["x"], data["view"], strict=True)])
@@ -349,7 +352,8 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
         "train_patches": {str(k): int(v) for k, v in sorted(Counter(y[~val].tolist()).items())},
         "validation_confusion_flat_cocked_ondie": confusion,
         "sources": [[str(d), r.start, r.stop] for d, r in sources],
-        "frames": int(data["n_frames"]), "seconds": round(time.time() - t0), "torch": torch.__version__,
+        "frames": int(data["n_frames"]), "copies_flat_cocked_ondie": list(copies), "found_centres": with_found,
+        "seconds": round(time.time() - t0), "torch": torch.__version__,
         "command": "python -m vision.training.pose train",
     }
     out.with_suffix(".train.json").write_text(json.dumps(record, indent=2) + "\n")
@@ -491,6 +495,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--epochs", type=int, default=20)
     t.add_argument("--out", type=Path, default=None)
     t.add_argument("--cache", type=Path, default=None, help="keep the extracted patches here (repeated runs)")
+    t.add_argument("--copies", default="2,4,6", help="patches per flat, cocked, on-die die")
+    t.add_argument("--no-found", action="store_true", help="do not run the die stage for its centres (faster)")
     e = sub.add_parser("eval", help="flat / cocked / on-die calls on held-out pose renders")
     e.add_argument("--first", type=int, default=POSE_EVAL_SEEDS.start)
     e.add_argument("--count", type=int, default=50, help="scenes (each with its positions)")
@@ -498,6 +504,8 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--tune", action="store_true", help="tune the thresholds on the validation slice of the training seeds")
     e.add_argument("--rows", type=Path, default=None, help="write the per-die rows (JSON) here")
     e.add_argument("--out", type=Path, default=None)
+    e.add_argument("--model", type=Path, default=None, help="evaluate this model instead of vision/models/die_pose.onnx")
+    e.add_argument("--tune-only", action="store_true", help="with --tune: stop after tuning (no held-out frames)")
     args = p.parse_args(argv)
     if args.what == "render":
         w, h = (int(v) for v in args.size.split("x"))
@@ -509,17 +517,29 @@ def main(argv: list[str] | None = None) -> int:
     if args.what == "train":
         from vision.dice.pose import DIE_POSE_MODEL
 
-        print(train(args.out or DIE_POSE_MODEL, seed=args.seed, epochs=args.epochs, cache=args.cache))
+        cp = tuple(int(v) for v in args.copies.split(","))
+        print(train(args.out or DIE_POSE_MODEL, seed=args.seed, epochs=args.epochs, cache=args.cache,
+                    copies=(cp[0], cp[1], cp[2]), with_found=not args.no_found), flush=True)
         return 0
     from vision.dice.config import DiceConfig
 
     w, h = (int(v) for v in args.size.split("x"))
     res: dict[str, Any] = {}
+    if args.model is not None:
+        from vision.dice.pose import install_pose_model
+
+        install_pose_model(args.model)
+        res["model"] = str(args.model)
     if args.tune:
         rows = [r for r in pose_rows(pose_dir(w, h), range(POSE_TRAIN_SEEDS.start, POSE_TRAIN_SEEDS.stop))
                 if int(r["frame"].split("_")[0]) % 10 == 0]
         res["tuned_on"] = f"{pose_dir(w, h)} training seeds % 10 == 0 ({len(rows)} dice)"
         res["tuned"] = tune(rows)
+        if args.rows:
+            args.rows.with_suffix(".tune.json").write_text(json.dumps(rows) + "\n")
+        if args.tune_only:
+            print(json.dumps(res, indent=2))
+            return 0
     seeds = range(args.first, args.first + args.count)
     if seeds.start not in POSE_EVAL_SEEDS:
         raise ValueError(f"{args.first} is not a held-out pose seed ({POSE_EVAL_SEEDS})")

@@ -76,6 +76,11 @@ class CubeConfig:
     side, and the model reads it as confidently as a top)."""
     side_probe_face_confidence: float = 0.9
     """See ``side_probe_cube_probability``."""
+    decisive_first: bool = True
+    """Judge the most contrasted window first, and the others only when its read is not decisive
+    (:func:`_decisive_read`): ~0.8 ms less per frame, the same readings on the evaluation sets."""
+    decisive_cube_probability: float = 0.99
+    """How cube-like the most contrasted window must look for its read to stand alone."""
     shifted_read: bool = True
     """When the chosen window's face is unsure or dropped, read the window half a side beyond it
     (away from the camera) instead, if that read is sure and nothing beyond it looks like the top
@@ -544,9 +549,15 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
     if numeral is None:
         numeral = default_numeral()
     refine = isinstance(numeral, CubeNumeral) and numeral.crop.refine
-    found = find_cube_candidates(image, sampler, cfg, refine=refine)
+    found = find_cube_candidates(image, sampler, cfg)
     if not found:
         return None
+    if isinstance(numeral, CubeNumeral) and cfg.side_probes and cfg.decisive_first:
+        quick = _decisive_read(image, sampler, found[: cfg.model_candidates], numeral, cfg, refine)
+        if quick is not None:
+            return quick
+    if refine:
+        found[: cfg.model_candidates] = refine_blobs(image, profile, found[: cfg.model_candidates], cfg.refine_reach)
     if numeral is None or isinstance(numeral, NoNumeral):
         blob = _pick(found, cfg)
         assert blob is not None
@@ -586,6 +597,50 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
                 face, nr = shifted.face, shifted
     rotation = rotation_of(blob.rotation_deg, nr.quarter_turns) if face is not None else blob.rotation_deg
     return CubeReading(face, round(nr.confidence if face is not None else 0.0, 4), pos, round(rotation, 1),
+                       round(pconf, 4))
+
+
+def _decisive_read(image: npt.NDArray[Any], sampler: CubeSampler, top: list[CubeBlob], numeral: CubeNumeral,
+                   cfg: CubeConfig, refine: bool) -> CubeReading | None:
+    """The reading of the most contrasted window alone, when it is decisive; None: judge them all.
+
+    The model judges the most contrasted window (the cube in ~95 % of frames), its side probes, and
+    every other window of ``top`` that would give another position (a rival there makes the
+    position unsure), in one pass; windows that would give the same position are not judged.  The
+    read stands only when the window is cube-like beyond doubt (``decisive_cube_probability``), its
+    face is sure, nothing beyond it looks like the top (:func:`_clear_beyond`), the window half a
+    side beyond, if cube-like, reads the numeral turned the same way (a side face can show the same
+    numeral as the top, turned otherwise: 900488), and no window of
+    another position looks like a cube at all (``rival_cube_probability``): then judging all
+    windows would have chosen this one, or another window of the same position that reads it no
+    better.  Otherwise the caller judges all windows as before.
+    """
+    profile = sampler.profile
+    pos0 = cube_position(profile, top[0].center_mm, cfg)[0]
+    judged = [top[0], *(b for b in top[1:] if cube_position(profile, b.center_mm, cfg)[0] is not pos0)]
+    if refine:
+        judged = refine_blobs(image, profile, judged, cfg.refine_reach)
+    blob = judged[0]
+    probes = side_probes(sampler, blob)
+    if not probes:
+        return None
+    p = numeral.cube_probabilities(numeral.patches(image, profile, judged + probes))
+    nr = numeral.decide(p[0])
+    if (nr.face is None or nr.confidence < cfg.min_confidence
+            or nr.cube_probability < cfg.decisive_cube_probability):
+        return None
+    if any(1.0 - float(q[0]) > cfg.rival_cube_probability for q in p[1:len(judged)]):
+        return None
+    beyond = [numeral.decide(q) for q in p[len(judged):]]
+    if not _clear_beyond(nr.face, beyond[0], beyond[1], cfg):
+        return None
+    half = beyond[0]
+    if half.cube_probability >= cfg.side_probe_cube_probability and half.quarter_turns != nr.quarter_turns:
+        return None  # half a side beyond, the numeral turned otherwise: the window may be a side face
+    pos, pconf = cube_position(profile, blob.center_mm, cfg)
+    if pos is not pos0:
+        return None  # the re-centred window moved across a boundary: judge them all
+    return CubeReading(nr.face, round(nr.confidence, 4), pos, round(rotation_of(blob.rotation_deg, nr.quarter_turns), 1),
                        round(pconf, 4))
 
 

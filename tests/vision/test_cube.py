@@ -331,3 +331,41 @@ def test_shifted_read_stands_only_when_nothing_lies_beyond(reads: dict[float, An
     got = _shifted_read(np.zeros((4, 4), np.uint8), sampler, blob, cast("CubeNumeral", num), CubeConfig(), beyond)
     assert (None if got is None else got.face) == expected
     assert num.asked in ([], [1.5])  # at most one more model pass, of the window 1.5 sides beyond
+
+
+@needs_model
+@pytest.mark.parametrize("seed", [900006, 900023])
+def test_decisive_first_reads_like_judging_every_window(seed: int) -> None:
+    """Judging the most contrasted window first (and the rest only when its read is not decisive)
+    gives the reading judging every window gives, on golden frames and with each face painted."""
+    from dataclasses import replace
+
+    gray, prof, truth = _frame(seed)
+    sampler = CubeSampler(prof)
+    quick, full = CubeConfig(), replace(CubeConfig(), decisive_first=False)
+    tc = truth["cube"]
+    size = prof.spec.cube_size_mm
+    frames = [gray] + [_paint(gray, prof, tuple(tc["center_mm"][:2]), tc["center_mm"][2] + size / 2, face,
+                              tc["rotation_deg"], size * 0.86) for face in MODEL_FACES]
+    for img in frames:
+        assert read_cube(img, sampler, quick) == read_cube(img, sampler, full)
+
+
+@needs_model
+def test_a_cube_like_rival_in_another_place_leaves_the_position_unsure() -> None:
+    """A second cube painted in the other place a cube may rest: the decisive read does not stand
+    (a window of another position looks like a cube), and the position is unsure either way."""
+    from dataclasses import replace
+
+    from vision.cube import _search_rects
+
+    gray, prof, truth = _frame(900023)
+    tc = truth["cube"]
+    assert tc["position"] == "middle"
+    size = prof.spec.cube_size_mm
+    rect, z = _search_rects(prof)[1]  # the tray column
+    twin = _paint(gray, prof, ((rect.x0 + rect.x1) / 2, rect.y0 + 0.3 * (rect.y1 - rect.y0)), z, 8, 0.0, size)
+    sampler = CubeSampler(prof)
+    for cfg in (CubeConfig(), replace(CubeConfig(), decisive_first=False)):
+        r = read_cube(twin, sampler, cfg)
+        assert r is not None and r.position_confidence < cfg.min_position_confidence, r

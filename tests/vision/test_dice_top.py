@@ -196,3 +196,11 @@ def test_the_grey_image_is_converted_where_the_dice_stage_reads_it() -> None:
             x1, y1 = np.ceil(q.max(axis=0)).astype(int)
             assert np.array_equal(g[y0 : y1 + 1, x0 : x1 + 1], full[y0 : y1 + 1, x0 : x1 + 1])
     assert gray_near(full, _Parallax(), c, edge) is full
+    # the first pass (up-face windows only) converts less and reads the same windows; the pose
+    # pass fills the rest into the same image
+    first = gray_near(img, _Parallax(), c, edge, shift, pose=False)
+    assert (first != 0).sum() < (g != 0).sum()
+    for a, b in zip(top_face_patches(first, _Parallax(), c, edge, edge, margin=shift),
+                    top_face_patches(full, _Parallax(), c, edge, edge, margin=shift), strict=True):
+        assert np.array_equal(a, b)
+    assert np.array_equal(gray_near(img, _Parallax(), c, edge, shift, into=first), g)

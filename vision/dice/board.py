@@ -361,28 +361,29 @@ def owner_of(colour: tuple[float, float, float], dcfg: DiceConfig = DICE) -> Sid
 
 
 def gray_near(image: npt.NDArray[Any], profile: Any, centres_mm: npt.NDArray[Any], edge: float,
-              shift_px: int = 0) -> npt.NDArray[np.uint8]:
-    """``image`` in grey where the dice stage reads it, zero elsewhere: around each candidate centre
-    (board mm) the squares the up-face windows (moved by up to ``shift_px`` patch pixels) and the pose
-    planes (``POSE_SPAN`` die edges on the planes ``POSE_PLANES``) sample, on every plane from the
-    board to the highest.  A few die-sized boxes instead of the whole frame (720p: 0.26 ms)."""
+              shift_px: int = 0, *, pose: bool = True, into: npt.NDArray[np.uint8] | None = None) -> npt.NDArray[np.uint8]:
+    """``image`` in grey where the dice stage reads it, zero elsewhere (or, with ``into``, that image
+    with these regions filled in): around each candidate centre (board mm) the square its up-face
+    window samples on the plane z = ``edge`` (moved by up to ``shift_px`` patch pixels) and, with
+    ``pose``, the squares of the pose planes (``POSE_SPAN`` die edges on every plane of
+    ``POSE_PLANES``).  A few die-sized boxes instead of the whole frame (720p: 0.26 ms)."""
     if image.ndim == 2:
         gray: npt.NDArray[np.uint8] = image
         return gray
     h, w = image.shape[:2]
-    out = np.zeros((h, w), np.uint8)
+    out = np.zeros((h, w), np.uint8) if into is None else into
     c = np.asarray(centres_mm, np.float64).reshape(-1, 2)
     if not len(c):
         return out
     window = edge * CONTEXT * (PATCH + 4 * shift_px) / PATCH  # the window's side, plus a shift
-    r = max(window, POSE_SPAN * edge) * 0.75  # > half the diagonal of either square
-    zs = (0.0, max(POSE_PLANES) * edge, edge)
+    r = 0.75 * (max(window, POSE_SPAN * edge) if pose else window)  # > half the diagonal of the squares
+    zs = (0.0, max(POSE_PLANES) * edge, edge) if pose else (edge,)
     corners = np.array([(dx, dy, z) for dx in (-r, r) for dy in (-r, r) for z in zs])
     pts = (np.repeat(np.column_stack([c, np.zeros(len(c))]), len(corners), axis=0) + np.tile(corners, (len(c), 1)))
     img = np.asarray(profile.board_to_image(pts), np.float64).reshape(len(c), len(corners), 2)
-    for q in img:
-        x0, y0 = np.floor(q.min(axis=0)).astype(int) - 4
-        x1, y1 = np.ceil(q.max(axis=0)).astype(int) + 5
+    lo = np.floor(img.min(axis=1)).astype(int) - 4
+    hi = np.ceil(img.max(axis=1)).astype(int) + 5
+    for (x0, y0), (x1, y1) in zip(lo, hi, strict=True):
         x0, y0, x1, y1 = max(0, int(x0)), max(0, int(y0)), min(w, int(x1)), min(h, int(y1))
         if x1 > x0 and y1 > y0:
             out[y0:y1, x0:x1] = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
@@ -402,7 +403,7 @@ def read_dice(
         if not peaks:
             return ()
         cmm = np.array([search.to_mm(p.u, p.v) for p in peaks])
-        gray = gray_near(image, profile, cmm, search.z, dcfg.top_refine_shift_px)
+        gray = gray_near(image, profile, cmm, search.z, dcfg.top_refine_shift_px, pose=False)
         mm, guesses = read_top_faces(gray, profile, cmm, search.z, top_model, dcfg)
         kept = [i for i, g in enumerate(guesses) if g.not_die < dcfg.top_notdie_max]
         scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in kept]
@@ -433,6 +434,8 @@ def read_dice(
     kept = [kept[j] for j in chosen]
     mm = mm[chosen]
     centres = [(float(x), float(y)) for x, y in mm[:, :2]]
+    if top_model is not None:  # the pose planes around the dice kept
+        gray = gray_near(image, profile, mm[:, :2], search.z, into=gray)
     poses = pose_of(gray, profile, centres, dcfg)
     out: list[DieReading] = []
     if top_model is not None:  # image squares of the dice read (boxes, body colour)

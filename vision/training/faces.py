@@ -536,6 +536,102 @@ def train_top(rendered: Path, out: Path, *, seed: int = 7, epochs: int = 8, copi
     return record
 
 
+# ---------------------------------------------------------------------------------------------
+# fine-tuning the photo face model (die_face.onnx) on the real photographs
+
+
+def fused_model_from_onnx(path: Path) -> Any:
+    """The committed classifier as a torch model: the network of :func:`make_model` with each
+    batch norm already folded into its convolution (as the ONNX export stores it), weights loaded."""
+    import onnx
+    import torch
+    import torch.nn as tnn
+    from onnx import numpy_helper
+
+    g = onnx.load(str(path)).graph
+    init = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+    convs = [n for n in g.node if n.op_type == "Conv"]
+    gemm = next(n for n in g.node if n.op_type == "Gemm")
+    chans = [(1, 16), (16, 32), (32, 64), (64, 64)]
+    layers: list[tnn.Module] = []
+    for k, (i, o) in enumerate(chans):
+        layers += [tnn.Conv2d(i, o, 3, padding=1), tnn.ReLU()]
+        if k < 3:
+            layers.append(tnn.MaxPool2d(2))
+    layers += [tnn.AdaptiveAvgPool2d(1), tnn.Flatten(), tnn.Dropout(0.1), tnn.Linear(64, 7)]
+    model = tnn.Sequential(*layers)
+    conv_mods = [m for m in model if isinstance(m, tnn.Conv2d)]
+    if len(convs) != len(conv_mods):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the face network has {len(conv_mods)}")
+    with torch.no_grad():
+        for node, mod in zip(convs, conv_mods, strict=True):
+            mod.weight.copy_(torch.from_numpy(init[node.input[1]]))
+            assert mod.bias is not None
+            mod.bias.copy_(torch.from_numpy(init[node.input[2]]))
+        lin = model[-1]
+        assert isinstance(lin, tnn.Linear)
+        lin.weight.copy_(torch.from_numpy(init[gemm.input[1]]))
+        lin.bias.copy_(torch.from_numpy(init[gemm.input[2]]))
+    return model
+
+
+def finetune_photo(root: Path, out: Path, *, base: Path = MODELS / "die_face.onnx", seed: int = 7, epochs: int = 3,
+                   copies: int = 6, lr: float = 2e-4, synthetic: Path | None = None) -> dict[str, object]:
+    """Fine-tune the photo face model on the real photographs' training parts (``crops_tomitomi3``
+    index % 5 != 0, ``webcam_matteop65/Train``) and the drawn dice, at a low learning rate from the
+    committed weights; export ONNX and the record.  The held-out parts are never read here."""
+    import torch
+    from torch import nn
+
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    t0 = time.time()
+    samples = list(tomi_samples(root, held_out=False))
+    for jpg, cands, labels, _ in webcam_samples(root, "Train"):
+        samples.extend(Sample(jpg, c, lab) for c, lab in zip(cands, labels, strict=True) if lab is not None)
+    if synthetic is not None:
+        from vision.training.synthetic import synthetic_samples
+
+        samples.extend(synthetic_samples(synthetic))
+    counts = Counter(s.label for s in samples)
+    neg = counts[NOT_A_DIE]
+    neg_copies = max(1, round(copies * (len(samples) - neg) / max(neg, 1)))
+    x, y = build_arrays(samples, copies, neg_copies, seed)
+    print(f"samples {dict(sorted(counts.items()))} -> {len(y)} patches in {time.time() - t0:.0f}s", flush=True)
+    model = fused_model_from_onnx(base)
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    gen = torch.Generator().manual_seed(seed)
+    for epoch in range(epochs):
+        model.train()
+        perm = torch.randperm(len(yt), generator=gen)
+        total = correct = 0
+        for i in range(0, len(perm), 128):
+            idx = perm[i : i + 128]
+            logits = model(xt[idx])
+            loss = nn.functional.cross_entropy(logits, yt[idx], label_smoothing=0.02)
+            opt.zero_grad()
+            loss.backward()  # type: ignore[no-untyped-call]
+            opt.step()
+            correct += int((logits.argmax(1) == yt[idx]).sum())
+            total += len(idx)
+        print(f"epoch {epoch + 1}/{epochs} train acc {correct / max(total, 1):.4f} {time.time() - t0:.0f}s", flush=True)
+    model.eval()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        model, (torch.zeros(1, 1, PATCH, PATCH),), str(out), input_names=["patch"], output_names=["logits"],
+        dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
+    )
+    record: dict[str, object] = {
+        "model": out.name, "base": base.name, "seed": seed, "epochs": epochs, "lr": lr, "copies": copies,
+        "neg_copies": neg_copies, "train_samples": {str(k): v for k, v in sorted(counts.items())},
+        "train_patches": len(y), "synthetic": str(synthetic) if synthetic else None,
+        "seconds": round(time.time() - t0), "torch": torch.__version__,
+    }
+    out.with_suffix(".train.json").write_text(json.dumps(record, indent=2) + "\n")
+    return record
+
+
 if __name__ == "__main__":
     import sys
 
@@ -548,6 +644,14 @@ if __name__ == "__main__":
         tops = Path(a[3]) if len(a) > 3 else None
         print(train_detector([cache_dir() / "1280x720", cache_dir() / DICE_RENDERS / "1280x720"], outp, steps=steps,
                              cache=tops))
+        raise SystemExit(0)
+    if a and a[0] == "finetune-photo":
+        from vision.training.data import shared_dir
+        from vision.training.rendered import cache_dir
+
+        outp = Path(a[1]) if len(a) > 1 else MODELS / "die_face.onnx"
+        ep = int(a[2]) if len(a) > 2 else 3
+        print(finetune_photo(shared_dir() / "dice", outp, epochs=ep, synthetic=cache_dir() / "synthetic_dice"))
         raise SystemExit(0)
     if a and a[0] == "top":
         from vision.training.rendered import cache_dir

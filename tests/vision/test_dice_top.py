@@ -73,7 +73,7 @@ class _Stub:
     def __init__(self, near_notdie: float) -> None:
         self.near_notdie = near_notdie
 
-    def classify_patches(self, patches: list[np.ndarray], *, tta: bool = True) -> list[FaceGuess]:
+    def classify_patches(self, patches: list[np.ndarray], *, tta: bool = True, views: tuple[int, ...] = ()) -> list[FaceGuess]:
         out = []
         for p in patches:
             ys, xs = np.nonzero(p < 120)
@@ -143,7 +143,7 @@ class _Counting:
         self.tta = FaceGuess(tta_face or face, probability, not_die)
         self.reads: list[tuple[int, bool]] = []
 
-    def classify_patches(self, patches: list[np.ndarray], *, tta: bool = True) -> list[FaceGuess]:
+    def classify_patches(self, patches: list[np.ndarray], *, tta: bool = True, views: tuple[int, ...] = ()) -> list[FaceGuess]:
         self.reads.append((len(patches), tta))
         return [self.tta if tta else self.guess for _ in patches]
 
@@ -204,3 +204,33 @@ def test_the_grey_image_is_converted_where_the_dice_stage_reads_it() -> None:
                     top_face_patches(full, _Parallax(), c, edge, edge, margin=shift), strict=True):
         assert np.array_equal(a, b)
     assert np.array_equal(gray_near(img, _Parallax(), c, edge, shift, into=first), g)
+
+
+def test_the_views_are_the_patch_turned_and_mirrored() -> None:
+    """Reading a patch in views (0, 2, 5, 7) is reading those four orientations of it: a model that
+    reads which corner the one dark pixel is in sees the four corners' average."""
+    from vision.dice.classify import FaceClassifier
+
+    class _Corner(FaceClassifier):
+        def __init__(self) -> None:  # no model file: probabilities from the dark pixel's corner
+            pass
+
+        def probabilities(self, x: Any) -> np.ndarray:
+            out = np.zeros((len(x), 7), np.float32)
+            for n, p in enumerate(x[:, 0]):
+                y, xx = np.unravel_index(int(np.argmin(p)), p.shape)
+                out[n, 1 + 2 * (y >= PATCH // 2) + (xx >= PATCH // 2)] = 1.0  # faces 1-4: the corner
+            return out
+
+    p = np.full((PATCH, PATCH), 200, np.uint8)
+    p[3, 5] = 0  # the top-left corner
+    model = _Corner()
+    assert model.classify_patches([p], tta=False)[0].face == 1
+    one = model.classify_patches([p], tta=True, views=(0,))[0]
+    assert (one.face, one.probability) == (1, 1.0)
+    # half a turn: bottom-right (4); a quarter turn (counter-clockwise: bottom-left) mirrored:
+    # bottom-right (4); three quarters (top-right) mirrored: top-left (1); so (0, 2, 5, 7) halves 1 and 4
+    four = model.classify_patches([p], tta=True, views=(0, 2, 5, 7))[0]
+    assert four.face in (1, 4) and abs(four.probability - 0.5) < 1e-6
+    for v, face in ((2, 4), (5, 4), (7, 1), (1, 3), (4, 2), (3, 2), (6, 3)):
+        assert model.classify_patches([p], tta=True, views=(v,))[0].face == face, v

@@ -258,7 +258,8 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
         # eight; the 8-turn reading's P(not a die) counts too (keeping the slice's instead made one
         # more wrong face on the tuning seeds)
         slices = [win[i][s + dy : s + dy + PATCH, s + dx : s + dx + PATCH] for i, (dx, dy), _ in check]
-        tt = model.classify_patches(slices, tta=True) if dcfg.top_tta_final else [out[i] for i, _, _ in check]
+        tt = (model.classify_patches(slices, tta=True, views=dcfg.top_check_views) if dcfg.top_tta_final
+              else [out[i] for i, _, _ in check])
         for (i, _, agree), t in zip(check, tt, strict=True):
             ok = agree and t.face == out[i].face and t.probability >= dcfg.top_min_probability
             out[i] = t if ok else FaceGuess(t.face, min(t.probability, 0.5), t.not_die)

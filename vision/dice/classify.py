@@ -22,6 +22,11 @@ DIE_FACE_TOP_MODEL = MODEL_DIR / "die_face_top.onnx"
 (:mod:`vision.dice.topface`); when present, ``read_dice`` reads with it."""
 
 
+ALL_VIEWS = (0, 1, 2, 3, 4, 5, 6, 7)
+"""A patch's 8 orientations: k < 4 is turned k quarters, k >= 4 is turned k - 4 quarters, then
+mirrored left-right."""
+
+
 @dataclass(frozen=True, slots=True)
 class FaceGuess:
     """The classifier's answer for one patch: the best face, its probability, P(not a die)."""
@@ -48,16 +53,18 @@ class FaceClassifier:
         out: npt.NDArray[np.float32] = e / e.sum(axis=1, keepdims=True)
         return out
 
-    def classify_patches(self, patches: list[U8Array], *, tta: bool = True) -> list[FaceGuess]:
+    def classify_patches(self, patches: list[U8Array], *, tta: bool = True,
+                         views: tuple[int, ...] = ALL_VIEWS) -> list[FaceGuess]:
         """Classify patches (normalised as :func:`vision.preprocess.normalise_patches`, by its faster
-        twin :func:`vision.dice.topface.normalise_fast`); with ``tta`` each is read in its 8 orientations (a face's pip pattern is
-        the same face turned or mirrored) and the probabilities averaged (calibrated, fewer unsure)."""
+        twin :func:`vision.dice.topface.normalise_fast`); with ``tta`` each is read in its orientations
+        ``views`` (of :data:`ALL_VIEWS`: a face's pip pattern is the same face turned or mirrored) and
+        the probabilities averaged (calibrated, fewer unsure)."""
         x = normalise_fast(patches)
         if not tta or len(x) == 0:
             return [_guess(p) for p in self.probabilities(x)]
-        views = [np.rot90(x, k, axes=(2, 3)) for k in range(4)]
-        views += [v[:, :, :, ::-1] for v in views]
-        probs = self.probabilities(np.ascontiguousarray(np.concatenate(views))).reshape(len(views), len(x), -1)
+        turns = [np.rot90(x, k % 4, axes=(2, 3)) for k in views]
+        views_ = [v[:, :, :, ::-1] if k >= 4 else v for k, v in zip(views, turns, strict=True)]
+        probs = self.probabilities(np.ascontiguousarray(np.concatenate(views_))).reshape(len(views_), len(x), -1)
         return [_guess(p) for p in probs.mean(axis=0)]
 
     def classify(

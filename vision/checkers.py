@@ -184,6 +184,83 @@ class SlotSampler:
         return m.reshape(-1, P, P, 3)[: len(self.slots) * 2].reshape(len(self.slots), 2, P, P, 3)
 
 
+TRAY_LENGTH = 96
+"""Strip length (px) along a tray, from its outer end (where bearing off starts)."""
+TRAY_WIDTH = 24
+"""Strip width (px) across a tray."""
+TRAY_MARGIN = 0.2
+"""The strip reaches this many checker diameters beyond each long side of the tray (leaning checkers)."""
+TRAY_CLASSES = (*(str(n) for n in range(CHECKERS + 1)), "hand")
+"""Tray-model classes: 0..15 borne-off checkers, or a hand covering the tray."""
+TRAY_HAND = CHECKERS + 1
+TRAY_MODEL = Path(os.environ.get("BGREF_TRAY_MODEL") or MODEL_DIR / "checker_tray.onnx")
+"""The tray model; ``BGREF_TRAY_MODEL`` points at another one."""
+
+
+class TraySampler:
+    """Precomputed remap coordinates for the two trays of one profile (WHITE's, BLACK's).
+
+    Each tray is cut as a strip along its length, starting at its outer end (where checkers borne off
+    are packed first: upright on edge in a row, or lying in piles of five), rectified twice: at the
+    height of a lying checker's top and at the height of an upright checker's top edge (one
+    checker diameter), like the slot patches' two layers.  One fixed-point remap for both trays."""
+
+    SHAPE = (2, TRAY_LENGTH, TRAY_WIDTH, 3)
+    """One tray's input to the model: (planes, length, width, BGR)."""
+
+    def __init__(self, profile: Any) -> None:
+        layout: BoardLayout = profile.layout
+        s = layout.spec
+        pts: list[npt.NDArray[np.float64]] = []
+        for side in Side:
+            r = layout.tray_region(side)
+            near = layout.seating.side_of(side) is LongSide.NEAR
+            y0, sy = (r.y1, -1.0) if near else (r.y0, 1.0)
+            m = TRAY_MARGIN * s.checker_diameter_mm
+            u = (np.arange(TRAY_LENGTH) + 0.5) / TRAY_LENGTH * (r.y1 - r.y0)
+            v = (np.arange(TRAY_WIDTH) + 0.5) / TRAY_WIDTH * (r.x1 - r.x0 + 2 * m) - (r.x1 - r.x0) / 2 - m
+            uu, vv = np.meshgrid(u, v, indexing="ij")
+            # a rotation, not a mirror: far trays are turned by 180 degrees
+            xx = (r.x0 + r.x1) / 2 + sy * vv
+            yy = y0 + sy * uu
+            for z in (s.checker_height_mm, s.checker_diameter_mm):
+                pts.append(np.stack([xx.ravel(), yy.ravel(), np.full(xx.size, z)], axis=1))
+        img = profile.board_to_image(np.concatenate(pts)).astype(np.float32)
+        # four strips side by side: (L, 4 W)
+        mx = img[:, 0].reshape(4, TRAY_LENGTH, TRAY_WIDTH).transpose(1, 0, 2).reshape(TRAY_LENGTH, 4 * TRAY_WIDTH)
+        my = img[:, 1].reshape(4, TRAY_LENGTH, TRAY_WIDTH).transpose(1, 0, 2).reshape(TRAY_LENGTH, 4 * TRAY_WIDTH)
+        self.map1, self.map2 = cv2.convertMaps(np.ascontiguousarray(mx), np.ascontiguousarray(my), cv2.CV_16SC2)
+
+    def strips(self, image: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
+        """(2 trays, 2 planes, L, W, 3) BGR strips of this frame, WHITE's tray first."""
+        m = cv2.remap(image, self.map1, self.map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        out: npt.NDArray[np.uint8] = np.ascontiguousarray(
+            np.asarray(m).reshape(TRAY_LENGTH, 2, 2, TRAY_WIDTH, 3).transpose(1, 2, 0, 3, 4))
+        return out
+
+
+class TrayClassifier:
+    """The tray model (ONNX), loaded once: raw strips -> probabilities over ``TRAY_CLASSES``, with
+    the softmax temperature fitted at training time (``checker_tray.train.json``)."""
+
+    def __init__(self, path: Path = TRAY_MODEL) -> None:
+        self._session = onnx_session(path, "tray model", "python -m vision.training.trays train")
+        self._input = self._session.get_inputs()[0].name
+        rec = path.with_suffix(".train.json")
+        t = json.loads(rec.read_text()).get("temperature") if rec.is_file() else None
+        self.temperature = float(t) if isinstance(t, (int, float)) else 1.0
+
+    def logits(self, strips: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+        return np.asarray(self._session.run(None, {self._input: np.ascontiguousarray(strips)})[0], np.float32)
+
+    def probabilities(self, strips: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+        """(2, len(TRAY_CLASSES)) probabilities, WHITE's tray first."""
+        z = self.logits(strips).astype(np.float64) / self.temperature
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        out: npt.NDArray[np.float64] = e / e.sum(axis=1, keepdims=True)
+        return out
+
+
 def normalise_slots(patches: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
     """(N, 2, P, P, 3) uint8 -> (N, 6, P, P) float32: per-frame scaling only (colour matters)."""
     n, P = len(patches), patches.shape[2]
@@ -225,7 +302,8 @@ class CheckerReadings:
 def counts_from_slot_probs(
     slots: tuple[Slot, ...], probs: npt.NDArray[np.float32], covered: frozenset[str] = frozenset(),
     hand_max: float = 0.3, layer_error_factor: float = 1.0, neighbour_hand_max: float | None = None,
-    object_weight: float | None = None,
+    object_weight: float | None = None, trays: npt.NDArray[np.float64] | None = None,
+    tray_disagree_factor: float | None = None,
 ) -> CheckerReadings:
     """Turn per-slot class probabilities into counts with confidences, one stack at a time.
 
@@ -241,6 +319,10 @@ def counts_from_slot_probs(
 
     Each reading's ``alternatives`` are the decoder's next likeliest hypotheses (posterior, with the
     full-row error weight moved onto them); none for a region a hand may hide.
+
+    ``trays``: the tray model's probabilities (:meth:`TrayClassifier.probabilities`, WHITE's tray
+    first): the trays are then read from the image (:func:`tray_readings`, cross-checked with the
+    board's totals); None: derived (15 minus the checkers on the board and bar).
     """
     nb_max = _DEFAULTS.slot_neighbour_hand_max if neighbour_hand_max is None else neighbour_hand_max
     ow = _DEFAULTS.slot_object_weight if object_weight is None else object_weight
@@ -294,6 +376,12 @@ def counts_from_slot_probs(
         # more than 15 of a colour: the readings holding that colour cannot all be right
         points = tuple(_doubted(r, on_w > CHECKERS, on_b > CHECKERS) for r in points)
         bar = _doubted(bar, on_w > CHECKERS, on_b > CHECKERS)
+    if trays is not None:
+        tw, tb = tray_readings(trays, (on_w, on_b), (*points, bar), covered,
+                               _DEFAULTS.tray_disagree_factor if tray_disagree_factor is None else tray_disagree_factor,
+                               hand_max)
+        regions = totals_cross_check((*points, bar), (tw, tb))
+        return CheckerReadings(regions[:24], regions[24], (tw, tb))
     weakest = min(r.confidence for r in (*points, bar))
     tw = CountReading(max(0, CHECKERS - on_w), 0, weakest if on_w <= CHECKERS else 0.0,
                       _tray_alternatives((*points, bar), Side.WHITE, on_w))
@@ -311,6 +399,97 @@ def counts_from_slot_probs(
     if "tray_b" in covered:
         tb = CountReading(0, tb.black, 0.0)
     return CheckerReadings(points, bar, (tw, tb))
+
+
+def tray_readings(probs: npt.NDArray[np.float64], on_board: tuple[int, int], readings: tuple[CountReading, ...],
+                  covered: frozenset[str] = frozenset(), disagree_factor: float = 1.0,
+                  hand_max: float = 0.3) -> tuple[CountReading, CountReading]:
+    """Both trays read from the image and cross-checked with the board (WHITE's tray first).
+
+    ``probs``: the tray model's (2, ``TRAY_CLASSES``) probabilities; ``on_board``: how many of each
+    colour the board readings (points and bar) hold; ``readings``: those readings.  The count is the
+    model's most likely one and its probability the confidence (a tray that may be covered by a hand,
+    "hand" >= ``hand_max``, reads 0).  Cross-check with the board: when the board's total says the
+    same count (15 minus what is on the board), the two independent readings agree and the tray's
+    error probability is multiplied by the board's (at most the sum of its regions' errors); when
+    it says another count, the tray's error probability is multiplied by ``disagree_factor`` (one
+    of the two is wrong, or a checker is off the board: a hit not put on the bar).  The
+    alternatives are the model's next likeliest counts."""
+    err_board = min(1.0, sum(1.0 - r.confidence for r in readings))
+    out = []
+    for i, (side, region) in enumerate(((Side.WHITE, "tray_w"), (Side.BLACK, "tray_b"))):
+        p = np.asarray(probs[i], np.float64)
+        counts = p[: CHECKERS + 1]
+        t = int(counts.argmax())
+        err = 1.0 - float(counts[t])
+        derived = CHECKERS - on_board[i]
+        if t == derived:
+            err *= err_board
+        else:
+            err = min(1.0, err * disagree_factor)
+        conf = 0.0 if region in covered or float(p[TRAY_HAND]) >= hand_max else round(1.0 - err, 6)
+        order = [int(k) for k in np.argsort(-counts) if int(k) != t][:ALTERNATIVES]
+        alts = tuple((k, 0, round(float(counts[k]), 6)) if side is Side.WHITE else (0, k, round(float(counts[k]), 6))
+                     for k in order if counts[k] >= ALTERNATIVE_MIN) if conf > 0 else ()
+        out.append(CountReading(t, 0, conf, alts) if side is Side.WHITE else CountReading(0, t, conf, alts))
+    return out[0], out[1]
+
+
+def _count(w: int, b: int, side: Side) -> int:
+    return w if side is Side.WHITE else b
+
+
+def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountReading, CountReading],
+                       trust: float | None = None) -> tuple[CountReading, ...]:
+    """The board's readings (points and bar) checked against the trays read from the image: each
+    side has 15 checkers.
+
+    When a side's board total plus its tray makes 15, a region's alternative that would change that
+    side's count needs a second, compensating error elsewhere (another region or the tray): its
+    probability is multiplied by the sum of all the other error probabilities of the board and the
+    tray (no relief when that sum reaches 1, e.g. when a region is unread).  This is what lets a tall
+    stack (whose full-row error weight makes it unsure alone) be read confidently when everything
+    else adds up.  When the total is off while the tray is read at ``trust`` or better (default
+    ``count_min_confidence``), every region with an alternative that would make it add up is capped
+    at ``TRAY_DOUBT`` (the typical trace of a missed second layer, 6 read as 5); a board that is off
+    with no such alternative stays as read (a checker is off the board: a hit not put on the bar)."""
+    th = _DEFAULTS.count_min_confidence if trust is None else trust
+    sides = (Side.WHITE, Side.BLACK)
+    errs = [1.0 - r.confidence for r in readings]
+    board_err = sum(errs)
+    holds: dict[Side, float] = {}
+    fix: dict[Side, int] = {}
+    for side, tray in zip(sides, trays, strict=True):
+        total = sum(_count(r.white, r.black, side) for r in readings)
+        expected = CHECKERS - _count(tray.white, tray.black, side)
+        if total == expected:
+            e = board_err + (1.0 - tray.confidence)
+            if e < 1.0:
+                holds[side] = e
+        elif tray.confidence >= th:
+            fix[side] = expected - total
+    if not holds and not fix:
+        return readings
+    out = []
+    for r, err in zip(readings, errs, strict=True):
+        if r.confidence <= 0.0 or not r.alternatives:
+            out.append(r)
+            continue
+        if any(_count(w, b, sd) - _count(r.white, r.black, sd) == d for w, b, _ in r.alternatives
+               for sd, d in fix.items()):
+            out.append(CountReading(r.white, r.black, min(r.confidence, TRAY_DOUBT), r.alternatives))
+            continue
+        relief = 0.0
+        alts = []
+        for w, b, p in r.alternatives:
+            other = max((holds[sd] for sd in holds if _count(w, b, sd) != _count(r.white, r.black, sd)), default=None)
+            if other is not None:
+                relief += p * (1.0 - other)
+                p = round(p * other, 6)
+            if p >= ALTERNATIVE_MIN:
+                alts.append((w, b, p))
+        out.append(CountReading(r.white, r.black, round(1.0 - max(0.0, err - relief), 4), tuple(alts)))
+    return tuple(out)
 
 
 def _tray_alternatives(readings: tuple[CountReading, ...], side: Side, on_board: int) -> tuple[tuple[int, int, float], ...]:

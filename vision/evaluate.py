@@ -266,10 +266,20 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
     import statistics
     from collections import Counter
 
-    from vision.checkers import SlotClassifier, SlotSampler, counts_from_slot_probs
+    from vision.checkers import (
+        TRAY_MODEL,
+        SlotClassifier,
+        SlotSampler,
+        TrayClassifier,
+        TraySampler,
+        counts_from_slot_probs,
+    )
     from vision.training.rendered import EVAL_SEEDS, profile_for, rendered
 
     clf = SlotClassifier()
+    tray_clf = TrayClassifier() if TRAY_MODEL.is_file() else None
+    tray_tally: dict[str, Counter[str]] = {"read": Counter(), "derived": Counter()}
+    tray_errors: list[str] = []
     sweep = (0.9, 0.95, 0.98, 0.99, 0.995, 0.999)
     th = cfg.count_min_confidence
     region_conf: list[tuple[float, bool]] = []
@@ -289,14 +299,30 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
         t = r.truth
         prof = profile_for(t)
         sampler = SlotSampler(prof, clf.patch)
+        tray_sampler = TraySampler(prof) if tray_clf is not None else None
         img = r.image()
         t0 = time.process_time()
         probs = clf.probabilities(sampler.patches(img), cfg.slot_temperature)
+        tray_probs = None if tray_clf is None or tray_sampler is None else tray_clf.probabilities(tray_sampler.strips(img))
         rd = counts_from_slot_probs(sampler.slots, probs, frozenset(), cfg.slot_hand_max, cfg.slot_layer_error_factor,
-                                    cfg.slot_neighbour_hand_max, cfg.slot_object_weight)
+                                    cfg.slot_neighbour_hand_max, cfg.slot_object_weight, tray_probs,
+                                    cfg.tray_disagree_factor)
         cpu_ms.append((time.process_time() - t0) * 1000)
         c = t["counts"]
         cov = set(t["hands"]["covered"])
+        derived = counts_from_slot_probs(sampler.slots, probs, frozenset(), cfg.slot_hand_max,
+                                         cfg.slot_layer_error_factor, cfg.slot_neighbour_hand_max,
+                                         cfg.slot_object_weight).trays
+        for how, trays in (("read", rd.trays), ("derived", derived)):
+            for name, g, want in (("tray_w", trays[0], c["tray_w"]), ("tray_b", trays[1], c["tray_b"])):
+                if name in cov:
+                    continue
+                ok = g.white + g.black == want
+                tt = tray_tally[how]
+                tt["right" if ok and g.confidence >= th else "wrong" if g.confidence >= th else "unsure"] += 1
+                tt["argmax_right"] += ok
+                if how == "read" and not ok and g.confidence >= th:
+                    tray_errors.append(f"{seed}: {name} read {g.white + g.black} at {g.confidence}, truth {want}")
         scheme = str(t["board"].get("scheme", "?"))
         sch = by_scheme.setdefault(scheme, Counter())
         exact = True
@@ -350,6 +376,8 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
                     "unsure": sum(c < th for c, _ in region_conf),
                     "right_any_confidence": sum(ok for _, ok in region_conf),
                     "argmax_wrong": sum(not ok for _, ok in region_conf)},
+        "trays": {"model": tray_clf is not None, "read": dict(tray_tally["read"]),
+                  "derived_before": dict(tray_tally["derived"]), "errors": tray_errors[:20]},
         "unsure_causes": dict(causes.most_common()),
         "alternatives": {"read_regions_wrong_truth_in_alternatives": in_alternatives,
                          "read_regions_wrong_truth_missing": not_in,
@@ -372,6 +400,57 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
     }
 
 
+def evaluate_trays(cfg: VisionConfig, first: int = 900_900, count: int = 40) -> dict[str, Any]:
+    """The tray reading on its own on the tray renders of held-out scenes ``first..first+count``
+    (``trays_eval_1280x720``: 0..15 borne off per side, ``python -m vision.training.trays render 900900 40 5
+    1280 720 trays_eval``): right / wrong / unsure per tray at ``count_min_confidence``, with the model's
+    reading alone and cross-checked with the board (``checkers.tray_readings``), and by true count."""
+    from collections import Counter
+
+    from vision.checkers import (
+        SlotClassifier,
+        SlotSampler,
+        TrayClassifier,
+        TraySampler,
+        counts_from_slot_probs,
+    )
+    from vision.training.rendered import profile_for
+    from vision.training.trays import tray_frames
+
+    th = cfg.count_min_confidence
+    slots, trays = SlotClassifier(), TrayClassifier()
+    frames = tray_frames(1280, 720, "trays_eval", range(first, first + count))
+    tally: dict[str, Counter[str]] = {"model_alone": Counter(), "cross_checked": Counter()}
+    by_count: dict[int, Counter[str]] = {}
+    errors: list[str] = []
+    for r in frames:
+        prof = profile_for(r.truth)
+        img = r.image()
+        tp = trays.probabilities(TraySampler(prof).strips(img))
+        sampler = SlotSampler(prof, slots.patch)
+        probs = slots.probabilities(sampler.patches(img), cfg.slot_temperature)
+        rd = counts_from_slot_probs(sampler.slots, probs, frozenset(), cfg.slot_hand_max, cfg.slot_layer_error_factor,
+                                    cfg.slot_neighbour_hand_max, cfg.slot_object_weight, tp, cfg.tray_disagree_factor)
+        cov = set(r.truth["hands"]["covered"])
+        for i, name in enumerate(("tray_w", "tray_b")):
+            if name in cov:
+                continue
+            want = int(r.truth["counts"][name])
+            alone = int(tp[i, :-1].argmax())
+            for kind, n, conf in (("model_alone", alone, float(tp[i, alone])),
+                                  ("cross_checked", rd.trays[i].white + rd.trays[i].black, rd.trays[i].confidence)):
+                k = "right" if n == want and conf >= th else "wrong" if conf >= th else "unsure"
+                tally[kind][k] += 1
+                tally[kind]["argmax_right"] += n == want
+                if kind == "cross_checked":
+                    by_count.setdefault(want, Counter())[k] += 1
+                if k == "wrong":
+                    errors.append(f"{r.image_path.stem} {kind}: {name} read {n} at {conf:.5f}, truth {want}")
+    return {"frames": len(frames), "seeds": [first, first + count - 1], "threshold": th,
+            **{k: dict(v) for k, v in tally.items()},
+            "by_true_count": {str(k): dict(v) for k, v in sorted(by_count.items())}, "errors": errors[:30]}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Dice, cube and the real-photo sections are imported only when asked for, so the checker
     evaluation runs on its own."""
@@ -380,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.evaluate")
     p.add_argument("--data", type=Path, default=shared_dir())
     p.add_argument("--out", type=Path, default=REPO / "docs" / "vision_accuracy.json")
-    p.add_argument("--only", choices=("real", "rendered", "checkers"), default=None,
+    p.add_argument("--only", choices=("real", "rendered", "checkers", "trays"), default=None,
                    help="checkers: the checker stage alone on the rendered frames (fast)")
     p.add_argument("--frames", type=int, default=80, help="rendered frames to evaluate")
     p.add_argument("--first", type=int, default=40,
@@ -407,6 +486,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.only == "checkers":
         result["rendered_checkers"] = evaluate_checkers(args.frames, cfg, args.first)
         print(json.dumps(result["rendered_checkers"], indent=2))
+    if args.only == "trays":
+        result["rendered_trays"] = evaluate_trays(cfg)
+        print(json.dumps(result["rendered_trays"], indent=2))
     if args.only in (None, "rendered"):
         rendered = evaluate_rendered(args.frames, cfg, args.first)
         if rendered is not None:

@@ -65,7 +65,7 @@ def test_pose_patch_rectifies_a_flat_top_face_to_a_centred_square_of_its_edge() 
     """On the plane z = one edge a flat die's top face is a square of the die's edge around its centre,
     whatever the camera's tilt: 16 px per edge at the patch's scale; the view is the line of sight's
     slope at the die (the camera is 30-40 degrees off vertical at the board's centre)."""
-    from vision.dice.pose import VIEW_SCALE, pose_input, pose_patch
+    from vision.dice.pose import VIEW_SCALE, pose_input, pose_patch, pose_patches
     from vision.preprocess import to_gray
     from vision.sim.config import SimConfig
     from vision.sim.render import render
@@ -80,6 +80,13 @@ def test_pose_patch_rectifies_a_flat_top_face_to_a_centred_square_of_its_edge() 
     prof = profile_for(truth)
     gray = to_gray(img)
     px = POSE_PATCH / POSE_SPAN  # pixels per edge
+    centres = [tuple(d["center_mm"][:2]) for d in truth["dice"]]
+    batch = pose_patches(gray, prof, centres, 16.5)  # one projection for all: the same as one by one
+    assert len(batch) == len(centres) >= 2
+    for c, b in zip(centres, batch, strict=True):
+        one = pose_patch(gray, prof, c, 16.5)
+        assert one.view == pytest.approx(b.view) and np.abs(one.planes.astype(int) - b.planes.astype(int)).max() <= 1
+    assert pose_patches(gray, prof, [], 16.5) == []
     for die in truth["dice"]:
         edge = die["size_mm"]
         pp = pose_patch(gray, prof, tuple(die["center_mm"][:2]), edge)

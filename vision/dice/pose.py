@@ -95,29 +95,42 @@ def pose_patch(gray: npt.NDArray[Any], profile: Any, center_mm: tuple[float, flo
     """Grey samples of the planes z = ``POSE_PLANES`` die edges around ``center_mm`` (board mm), turned
     so that the camera lies straight "below" the patch (a flat die's visible side faces then always fall
     on the same side of its top square, whatever the camera's position), and the line of sight's slope."""
-    n, k = POSE_PATCH, _COARSE
+    return pose_patches(gray, profile, [center_mm], edge_mm, camera_mm)[0]
+
+
+def pose_patches(gray: npt.NDArray[Any], profile: Any, centres: list[tuple[float, float]], edge_mm: float,
+                 camera_mm: npt.NDArray[np.float64] | None = None) -> list[PosePatch]:
+    """:func:`pose_patch` of every centre, with one projection and one resampling for all (speed)."""
+    if not centres:
+        return []
+    n, k, m = POSE_PATCH, _COARSE, len(centres)
     span = POSE_SPAN * edge_mm
     half = span / 2 - span / (2 * n)  # the outermost sample centres
     g = np.linspace(-half, half, k)
     cam = camera_centre(profile) if camera_mm is None else camera_mm
-    d = np.array([cam[0] - center_mm[0], cam[1] - center_mm[1]], np.float64)
-    norm = float(np.hypot(d[0], d[1]))
-    v = d / norm if norm > 1e-6 else np.array([0.0, 1.0])
-    u = np.array([-v[1], v[0]])
-    gu, gv = np.meshgrid(g, g)
-    gx = center_mm[0] + gu * u[0] + gv * v[0]
-    gy = center_mm[1] + gu * u[1] + gv * v[1]
+    c = np.asarray(centres, np.float64).reshape(m, 2)
+    d = cam[None, :2] - c
+    norm = np.hypot(d[:, 0], d[:, 1])
+    v = np.where(norm[:, None] > 1e-6, d / np.maximum(norm, 1e-6)[:, None], np.array([[0.0, 1.0]]))
+    u = np.stack([-v[:, 1], v[:, 0]], axis=1)
+    gu, gv = np.meshgrid(g, g)  # (k, k)
+    gx = c[:, 0, None, None] + gu[None] * u[:, 0, None, None] + gv[None] * v[:, 0, None, None]  # (m, k, k)
+    gy = c[:, 1, None, None] + gu[None] * u[:, 1, None, None] + gv[None] * v[:, 1, None, None]
     planes_n = len(POSE_PLANES)
-    z = np.repeat(np.asarray(POSE_PLANES, np.float64) * edge_mm, gx.size)
-    pts = np.stack([np.tile(gx.ravel(), planes_n), np.tile(gy.ravel(), planes_n), z], axis=1)
+    z = np.asarray(POSE_PLANES, np.float64) * edge_mm
+    pts = np.empty((m, planes_n, k, k, 3))
+    pts[..., 0] = gx[:, None]
+    pts[..., 1] = gy[:, None]
+    pts[..., 2] = z[None, :, None, None]
     # the lens is smooth over a die's span: project a coarse grid, interpolate it to every sample
-    coarse = profile.board_to_image(pts).reshape(planes_n, k, k, 2).transpose(3, 0, 1, 2)
+    coarse = profile.board_to_image(pts.reshape(-1, 3)).reshape(m * planes_n, k, k, 2).transpose(3, 0, 1, 2)
     w = _interpolation(n, k)
-    fine = (w @ coarse @ w.T).astype(np.float32)  # (x|y, plane, n, n)
-    out = cv2.remap(gray, fine[0].reshape(planes_n * n, n), fine[1].reshape(planes_n * n, n), cv2.INTER_LINEAR,
+    fine = (w @ coarse @ w.T).astype(np.float32)  # (x|y, die x plane, n, n)
+    out = cv2.remap(gray, fine[0].reshape(m * planes_n * n, n), fine[1].reshape(m * planes_n * n, n), cv2.INTER_LINEAR,
                     borderMode=cv2.BORDER_REPLICATE)
-    planes: npt.NDArray[np.uint8] = np.asarray(out, np.uint8).reshape(planes_n, n, n)
-    return PosePatch(planes, norm / max(1.0, float(cam[2]) - edge_mm))
+    planes = np.asarray(out, np.uint8).reshape(m, planes_n, n, n)
+    views = norm / np.maximum(1.0, float(cam[2]) - edge_mm)
+    return [PosePatch(planes[i], float(views[i])) for i in range(m)]
 
 
 def normalise_pose(p: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:

@@ -518,6 +518,55 @@ def outline_polish(lab: npt.NDArray[np.float32], prof: CalibrationProfile, suppo
     return prof, support
 
 
+def polish_restarts(lab: npt.NDArray[np.float32], start: CalibrationProfile, polished: CalibrationProfile,
+                    support: float, free_lens: bool, cfg: CalibrationConfig) -> tuple[CalibrationProfile, float]:
+    """The outline polish's fit started again from ``start`` through cameras of other focal lengths
+    (``cfg.polish_restarts`` x its focal length, lens reset; 1.0: the same camera, robust window
+    widened); the fit with the lowest polish edge cost (:func:`calibration.model.fit_cost` with
+    ``hole_offsets`` and ``walled_outer``) among those and ``polished`` (the outline polish's own
+    result) wins.
+
+    In a near-frontal view the focal length and the distance trade off, and a fit can settle where one
+    whole board line (often an outer top edge) lies 2-3 px off: the robust weights then reject that line
+    as an outlier and it can no longer pull the fit back (at the TRUE pose of such scenes every outer top
+    edge lies within ~0.1 px and the polish cost is lower than at the fit).  Started from other focal
+    lengths, with the robust window no narrower than the search window (``cfg.polish_robust_floor``),
+    the fit reaches that lower cost.  Uncalibrated cameras only (a known lens has nothing to trade).
+    """
+    from calibration.model import _repose, fit_cost, fit_pose
+
+    if not free_lens or not cfg.polish_restarts:
+        return polished, support
+
+    def cost(p: CalibrationProfile) -> float:
+        return fit_cost(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), tol_px=cfg.focal_restart_tol_px,
+                        hole_offsets=True, walled_outer=True)
+
+    best = (cost(polished), polished, support)
+    for fac in cfg.polish_restarts:
+        if fac == 1.0:
+            cam, rv, tv = start.camera, np.asarray(start.rvec), np.asarray(start.tvec)
+            searches = cfg.outline_polish_searches
+        else:
+            cam, rv, tv = _repose(start.camera, start.spec, np.asarray(start.rvec), np.asarray(start.tvec),
+                                  start.camera.fx * fac)
+            cam = cam.with_distortion((0.0,) * 5, "default")
+            searches = (14.0, 8.0, *cfg.outline_polish_searches)
+        try:
+            fit = fit_pose(lab, cam.with_distortion(cam.dist, "default"), start.spec, rv, tv, free_lens=True,
+                           searches=searches, hole_offset_px=cfg.hole_offset_px, walled_outer=True,
+                           robust_floor=cfg.polish_robust_floor)
+            cand = CalibrationProfile.from_pose(fit.camera.with_distortion(fit.camera.dist, "edges"), start.spec,
+                                                fit.rvec, fit.tvec, reprojection_px=fit.rms_px,
+                                                corner_confidence=fit.support)
+        except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
+            continue
+        e = cost(cand)
+        if e < best[0] - cfg.polish_restart_margin:
+            best = (e, cand, fit.support)
+    return best[1], best[2]
+
+
 def refine_manual_fit(image: Image, corners: FloatArray, camera: CameraModel, spec: BoardSpec,
                       cfg: CalibrationConfig) -> tuple[CalibrationProfile, float]:
     """Four corners given by hand -> the full board model fitted from them (outer edges -> every edge of the
@@ -537,7 +586,8 @@ def refine_manual_fit(image: Image, corners: FloatArray, camera: CameraModel, sp
     prof = CalibrationProfile.from_pose(cam_out, spec, fit.rvec, fit.tvec, reprojection_px=fit.rms_px,
                                         corner_confidence=fit.support, method="manual")
     if cfg.outline_polish:
-        return outline_polish(lab, prof, fit.support, free, cfg)
+        polished, support = outline_polish(lab, prof, fit.support, free, cfg)
+        return polish_restarts(lab, prof, polished, support, free, cfg)
     return prof, fit.support
 
 
@@ -608,6 +658,7 @@ def find_board(
         prof, score, support = _focal_restarts(image, lab, prof, score, support, cfg)
     if cfg.outline_polish:
         polished, support = outline_polish(lab, prof, support, cam.source == "default", cfg)
+        polished, support = polish_restarts(lab, prof, polished, support, cam.source == "default", cfg)
         if polished is not prof:
             prof, score = polished, pattern_score(image, polished)
     conf = max(0.0, min(1.0, support * math.exp(-prof.quality.reprojection_px / 1.5)))

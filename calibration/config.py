@@ -62,6 +62,15 @@ class CalibrationConfig:
     """... and kept when it lowers the edge cost with the rims' own offsets removed by this much (on the
     tuning scenes the polish lowered it by 0.009-0.09 where it fixed a biased fit; on synthetic boards whose
     walls show no top edge it raised it)."""
+    polish_restarts: tuple[float, ...] = (1.0, 0.8, 1.2)
+    """Uncalibrated camera: the outline polish's fit is also started from these multiples of the focal length
+    (1.0: the same camera, robust window widened) and the lowest polish edge cost wins
+    (:func:`calibration.board.polish_restarts`; empty: off)."""
+    polish_robust_floor: float = 1.0
+    """... with the robust (Tukey) window at least this fraction of the search window, so that a whole line
+    left 2-3 px off is not rejected as an outlier."""
+    polish_restart_margin: float = 0.0
+    """... a restart replaces the polished fit when its cost is lower by more than this."""
     hole_offset_px: float | None = 3.0
     """Prior spread (px at 1920 wide) of each table / tray rim line's own offset in that last fit."""
     min_pattern_score: float = 0.35

@@ -299,7 +299,7 @@ def fit_pose(
     lab: LabImage, camera: CameraModel, spec: BoardSpec, rvec: FloatArray, tvec: FloatArray, *,
     free_lens: bool | None = None, searches: tuple[float, ...] = (24.0, 14.0, 8.0, 5.0, 3.0, 2.5),
     use_triangles: bool = True, line_offset_px: float | None = None, hole_offset_px: float | None = None,
-    walled_outer: bool = False,
+    walled_outer: bool = False, robust_floor: float = 0.0,
 ) -> PoseFit:
     """Refine ``rvec``/``tvec`` (and the lens of a default camera) to the board's edges in ``lab``.
 
@@ -312,6 +312,10 @@ def fit_pose(
     same way along the whole line); with a free offset, a line's many samples can no longer pull the
     pose and the lens as if each were an independent measurement: each line weighs about as much as
     its systematic error allows, and still contributes its direction and curvature in full.
+
+    ``robust_floor``: the robust (Tukey) window is at least this fraction of the current search window
+    (0: only 3 robust sigmas).  With a narrow window, a whole line left a few pixels off (a focal length /
+    distance trade-off in a near-frontal view) is rejected as an outlier and cannot pull the fit back.
     """
     free = (camera.source == "default") if free_lens is None else free_lens
     rvec, tvec = np.asarray(rvec, np.float64).ravel(), np.asarray(tvec, np.float64).ravel()
@@ -359,7 +363,7 @@ def fit_pose(
                 r[:m] -= off[li]
             rr = np.abs(r[:m])
             sig = max(0.4 * scale_px, 1.4826 * float(np.median(rr)))
-            c = 3.0 * sig
+            c = max(3.0 * sig, robust_floor * search)
             w = np.where(rr < c, (1 - (rr / c) ** 2) ** 2, 0.0)  # Tukey
             w = np.concatenate([w, np.ones(len(r) - m)])
             J = np.empty((len(r), npar))

@@ -307,19 +307,23 @@ class _ScriptedNumeral:
         return self.reads[dist]
 
 
-@pytest.mark.parametrize(("reads", "expected"), [
+@pytest.mark.parametrize(("own", "reads", "expected"), [
     # straddling top and side: the top's middle half a side beyond reads 64 surely, nothing beyond it
-    ({0.5: (64, 0.99, 1.0), 1.0: (None, 0.9, 0.02), 1.5: (None, 1.0, 0.0)}, 64),
+    (64, {0.5: (64, 0.99, 1.0), 1.0: (None, 0.9, 0.02), 1.5: (None, 1.0, 0.0)}, 64),
+    (None, {0.5: (64, 0.99, 1.0), 1.0: (None, 0.9, 0.02), 1.5: (None, 1.0, 0.0)}, 64),
     # the same with the top's far half still read as 64 a side beyond
-    ({0.5: (64, 0.99, 1.0), 1.0: (64, 0.9, 0.99), 1.5: (None, 1.0, 0.0)}, 64),
+    (64, {0.5: (64, 0.99, 1.0), 1.0: (64, 0.9, 0.99), 1.5: (None, 1.0, 0.0)}, 64),
+    # the window itself names another face (it may be the top, half a side beyond a straddling crop)
+    (16, {0.5: (64, 0.99, 1.0), 1.0: (None, 0.9, 0.02), 1.5: (None, 1.0, 0.0)}, None),
     # half a side beyond is unsure: nothing is read
-    ({0.5: (64, 0.8, 1.0), 1.0: (None, 0.9, 0.02), 1.5: (None, 1.0, 0.0)}, None),
+    (64, {0.5: (64, 0.8, 1.0), 1.0: (None, 0.9, 0.02), 1.5: (None, 1.0, 0.0)}, None),
     # a window on a side face: half a side beyond still the side (8), a side beyond the top (16)
-    ({0.5: (8, 0.99, 1.0), 1.0: (16, 0.7, 0.99), 1.5: (None, 1.0, 0.0)}, None),
+    (8, {0.5: (8, 0.99, 1.0), 1.0: (16, 0.7, 0.99), 1.5: (None, 1.0, 0.0)}, None),
     # ...or the top one and a half sides beyond
-    ({0.5: (8, 0.99, 1.0), 1.0: (None, 0.5, 0.5), 1.5: (16, 0.99, 0.99)}, None),
+    (8, {0.5: (8, 0.99, 1.0), 1.0: (None, 0.5, 0.5), 1.5: (16, 0.99, 0.99)}, None),
 ])
-def test_shifted_read_stands_only_when_nothing_lies_beyond(reads: dict[float, Any], expected: int | None) -> None:
+def test_shifted_read_stands_only_when_nothing_lies_beyond(own: int | None, reads: dict[float, Any],
+                                                           expected: int | None) -> None:
     from vision.cube import CubeNumeral, _shifted_read, side_probes
 
     _, prof, _ = _frame(900023)
@@ -328,7 +332,8 @@ def test_shifted_read_stands_only_when_nothing_lies_beyond(reads: dict[float, An
     blob = CubeBlob((300.0, 120.0), size, 10.0, 1.0, z_mm=size)
     num = _ScriptedNumeral(sampler, blob, {d: _read(*r) for d, r in reads.items()})
     beyond = [num.decide(d) for d in num.patches(None, prof, side_probes(sampler, blob))]
-    got = _shifted_read(np.zeros((4, 4), np.uint8), sampler, blob, cast("CubeNumeral", num), CubeConfig(), beyond)
+    got = _shifted_read(np.zeros((4, 4), np.uint8), sampler, blob, cast("CubeNumeral", num), CubeConfig(), beyond,
+                        _read(own, 0.6, 0.9))
     assert (None if got is None else got.face) == expected
     assert num.asked in ([], [1.5])  # at most one more model pass, of the window 1.5 sides beyond
 

@@ -228,11 +228,12 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
     win = top_face_patches(gray, profile, mm, z, edge, margin=s)
     first = model.classify_patches([w[s : s + PATCH, s : s + PATCH] for w in win], tta=False)
     out = list(first)
-    # (candidate, square's shift in patch px, the grid agrees on its face): read in 8 turns at the end
-    check: list[tuple[int, tuple[int, int], bool]] = [
-        (i, (0, 0), True) for i, f in enumerate(first)
+    # (candidate, square's shift in patch px, the grid agrees on its face, moved): read in 8 turns
+    # at the end
+    check: list[tuple[int, tuple[int, int], bool, bool]] = [
+        (i, (0, 0), True, False) for i, f in enumerate(first)
         if f.not_die < dcfg.top_decisive_max_notdie and f.probability >= dcfg.top_decisive_min_probability]
-    done = {i for i, _, _ in check}
+    done = {i for i, _, _, _ in check}
     todo = [i for i, f in enumerate(first) if f.not_die < dcfg.top_refine_max_notdie and i not in done]
     grid = [(dx, dy) for dx in (0, -s, s) for dy in (0, -s, s)]
     g = model.classify_patches([win[i][s + dy : s + dy + PATCH, s + dx : s + dx + PATCH] for i in todo for dx, dy in grid],
@@ -245,24 +246,27 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
         f = first[i]
         if best.not_die < dcfg.top_refined_max_notdie and best.not_die - 0.2 * best.probability < f.not_die - 0.2 * f.probability:
             mm[i] += np.array(grid[j], np.float64) * mm_per_px
-            check.append((i, grid[j], best.probability == gs[j].probability))
+            check.append((i, grid[j], best.probability == gs[j].probability, True))
             out[i] = gs[j]
         elif f.not_die < dcfg.top_refined_max_notdie:
             # the detector's own square is the most die-like: checked like a moved one (fresh seed
             # 900476: a 3 read 2 at 0.94 on one view stood unchecked; 0.88 in 8 turns)
-            check.append((i, (0, 0), _vote_share(gs, f.face, dcfg.vote_notdie) >= dcfg.top_vote_share))
+            check.append((i, (0, 0), _vote_share(gs, f.face, dcfg.vote_notdie) >= dcfg.top_vote_share, False))
         elif f.probability < dcfg.top_min_probability:
             out[i] = FaceGuess(f.face, min(f.probability, 0.5), f.not_die)
     if check:
         # a side face of a tilted die can look like a face from one orientation, rarely from all
-        # eight; the 8-turn reading's P(not a die) counts too (keeping the slice's instead made one
-        # more wrong face on the tuning seeds)
-        slices = [win[i][s + dy : s + dy + PATCH, s + dx : s + dx + PATCH] for i, (dx, dy), _ in check]
+        # eight; a moved square's P(not a die) is the 8-turn reading's (keeping the slice's instead
+        # made one more wrong face on the tuning seeds), the detector's own square keeps its first
+        # reading's (as before the check: the check decides the face, not whether it is a die;
+        # with the 8-turn value, 3 more of 280 dice of 900400-900539 were lost)
+        slices = [win[i][s + dy : s + dy + PATCH, s + dx : s + dx + PATCH] for i, (dx, dy), _, _ in check]
         tt = (model.classify_patches(slices, tta=True, views=dcfg.top_check_views) if dcfg.top_tta_final
-              else [out[i] for i, _, _ in check])
-        for (i, _, agree), t in zip(check, tt, strict=True):
+              else [out[i] for i, _, _, _ in check])
+        for (i, _, agree, moved), t in zip(check, tt, strict=True):
             ok = agree and t.face == out[i].face and t.probability >= dcfg.top_min_probability
-            out[i] = t if ok else FaceGuess(t.face, min(t.probability, 0.5), t.not_die)
+            nd = t.not_die if moved else out[i].not_die
+            out[i] = FaceGuess(t.face, t.probability if ok else min(t.probability, 0.5), nd)
     return mm, out
 
 

@@ -163,6 +163,10 @@ def test_a_decisive_first_reading_is_checked_in_its_turns_without_the_grid(tta_f
         mm, g = read_top_faces(img, _Plane(), np.array([[60.0, 70.0]]), 16.0, model, DiceConfig())  # type: ignore[arg-type]
         assert model.reads == [(1, False), (9, False), (1, True)]
         assert np.allclose(mm[0], [60.0, 70.0]) and (g[0].probability >= 0.9) == stands2
+    model = _Counting(5, 0.95, 0.001, 3)  # the check off: the first reading stands unchecked
+    mm, g = read_top_faces(img, _Plane(), np.array([[60.0, 70.0]]), 16.0, model,  # type: ignore[arg-type]
+                           DiceConfig(top_check_unmoved=False))
+    assert model.reads == [(1, False), (9, False)] and (g[0].face, g[0].probability) == (5, 0.95)
 
 
 class _Parallax:

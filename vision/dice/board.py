@@ -248,7 +248,7 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
             mm[i] += np.array(grid[j], np.float64) * mm_per_px
             check.append((i, grid[j], best.probability == gs[j].probability, True))
             out[i] = gs[j]
-        elif f.not_die < dcfg.top_refined_max_notdie:
+        elif f.not_die < dcfg.top_refined_max_notdie and dcfg.top_check_unmoved:
             # the detector's own square is the most die-like: checked like a moved one (fresh seed
             # 900476: a 3 read 2 at 0.94 on one view stood unchecked; 0.88 in 8 turns)
             check.append((i, (0, 0), _vote_share(gs, f.face, dcfg.vote_notdie) >= dcfg.top_vote_share, False))

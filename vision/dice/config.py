@@ -97,6 +97,9 @@ class DiceConfig:
     """... with at least this face probability skips the 3 x 3 re-read: its square is read in its 8
     turns and mirrors, which must agree (tuning seeds: 281 right, 1 wrong, 69 unsure, 49 missed
     against 280 / 2 / 70 / 48 with the re-read; 9 fewer reads for most dice)."""
+    top_check_unmoved: bool = True
+    """The detector's own square, when no re-read square beats it, is checked like a moved one (8
+    turns, the grid's vote); off: its first reading stands at ``top_min_probability``."""
     top_check_views: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 7)
     """The orientations (``classify.ALL_VIEWS``) in which the square kept is read for the check.  On
     the tuning seeds (400 dice) the four (0, 2, 5, 7) read 287 right / 1 wrong against 279 / 1 for

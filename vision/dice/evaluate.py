@@ -190,8 +190,11 @@ class DiceTally:
 
 def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg: DiceConfig,
              verbose: bool = False, owners: bool = True, extra_cache: Path | None = None) -> dict[str, Any]:
+    import cv2
+
     from vision.training.rendered import profile_for
 
+    cv2.setNumThreads(1)  # one core, as the live loop's budget assumes (and as vision.bench measures)
     clf = FaceClassifier()
     tally = DiceTally(cfg, verbose=verbose)
     times: list[float] = []

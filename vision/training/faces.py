@@ -651,7 +651,8 @@ if __name__ == "__main__":
 
         outp = Path(a[1]) if len(a) > 1 else MODELS / "die_face.onnx"
         ep = int(a[2]) if len(a) > 2 else 3
-        print(finetune_photo(shared_dir() / "dice", outp, epochs=ep, synthetic=cache_dir() / "synthetic_dice"))
+        rate = float(a[3]) if len(a) > 3 else 2e-4
+        print(finetune_photo(shared_dir() / "dice", outp, epochs=ep, lr=rate, synthetic=cache_dir() / "synthetic_dice"))
         raise SystemExit(0)
     if a and a[0] == "top":
         from vision.training.rendered import cache_dir

@@ -6,11 +6,14 @@
     in each table; the second die of a pair is flat in the open, flat touching an obstacle (a checker,
     the rail, the bar or the other die: the hard negatives), leaning on one of them at a tilt of up to
     45 degrees, or resting on top of the other die.  Training seeds 30000-39999; held-out 901500-901999.
-``python -m vision.training.pose train [--seed 7] [--epochs N] [--out MODEL.onnx]``
+``python -m vision.training.pose train [--seed 7] [--epochs N] [--out MODEL.onnx] [--copies 2,4,6] [--no-found]``
     Train on the training seeds of ``dice_pose`` plus the shared cache's dice; validation = seeds % 10 == 0.
-``python -m vision.training.pose eval [--first 901500] [--count N] [--size WxH] [--centres truth|found]``
+    Each die gives ``copies`` patches (flat, cocked, on-die) around its body's, its up face's and (unless
+    ``--no-found``, which skips running the die stage) the die stage's found centre, jittered.
+``python -m vision.training.pose eval [--first 901500] [--count N] [--size WxH] [--model M] [--tune [--tune-only]] [--rows R]``
     Flat / cocked / on-die calls of :func:`vision.dice.board.pose_of` on held-out renders, with the
-    :class:`vision.dice.config.DiceConfig` thresholds; ``--tune`` prints the calls at every threshold.
+    :class:`vision.dice.config.DiceConfig` thresholds; ``--tune`` also tunes the thresholds on the
+    validation slice (training seeds % 10 == 0) and gives the held-out calls at them.
 """
 
 from __future__ import annotations
@@ -531,8 +534,7 @@ def main(argv: list[str] | None = None) -> int:
         install_pose_model(args.model)
         res["model"] = str(args.model)
     if args.tune:
-        rows = [r for r in pose_rows(pose_dir(w, h), range(POSE_TRAIN_SEEDS.start, POSE_TRAIN_SEEDS.stop))
-                if int(r["frame"].split("_")[0]) % 10 == 0]
+        rows = pose_rows(pose_dir(w, h), range(POSE_TRAIN_SEEDS.start, POSE_TRAIN_SEEDS.stop, 10))  # the validation slice
         res["tuned_on"] = f"{pose_dir(w, h)} training seeds % 10 == 0 ({len(rows)} dice)"
         res["tuned"] = tune(rows)
         if args.rows:

@@ -718,3 +718,77 @@ def _shifted_read(image: npt.NDArray[Any], sampler: CubeSampler, blob: CubeBlob,
         return None
     far_read = numeral.decide(numeral.cube_probabilities(numeral.patches(image, sampler.profile, far))[0])
     return half if _clear_beyond(half.face, beyond[1], far_read, cfg, strict=True) else None
+
+
+WATCH_MARGIN_SIDES = 3.5
+"""How far (cube sides) beyond a place the cube stage may read: a window's centre lies in the place,
+re-centring moves it up to ``refine_reach`` along each edge (0.64 sides), the farthest probe lies
+``SHIFTED_BEYOND`` (1.5) sides beyond it, and a crop reaches 0.9 side from its centre along an edge
+(1.27 sides to a corner): 3.41 sides."""
+
+
+@dataclass(frozen=True, slots=True)
+class CubeSnapshot:
+    """The pixels the cube stage may read in one frame (:meth:`CubeWatch.snapshot`)."""
+
+    crops: tuple[npt.NDArray[np.uint8], ...]
+
+
+class CubeWatch:
+    """The image boxes (and masks) holding every pixel :func:`read_cube` may read for one profile:
+    each place a cube rests, on the plane of its top, grown by ``WATCH_MARGIN_SIDES`` cube sides,
+    projected into the image (its outline sampled densely, so lens distortion is followed) and
+    grown by 2 px for bilinear sampling.
+
+    The live reader keeps a confident cube reading while no pixel there has changed by more than
+    the gate's ``motion_threshold`` (in any colour channel) since the frame it was read from
+    (:meth:`unchanged`): :func:`read_cube` reads nothing else, so a reading it would make anew can
+    differ only by what such sub-threshold differences change.
+    """
+
+    def __init__(self, sampler: CubeSampler, image_size: tuple[int, int]) -> None:
+        profile = sampler.profile
+        w, h = image_size
+        grow = WATCH_MARGIN_SIDES * profile.spec.cube_size_mm
+        boxes: list[tuple[int, int, int, int]] = []
+        masks: list[npt.NDArray[np.bool_]] = []
+        for rect, z in sampler.places:
+            x0, x1, y0, y1 = rect.x0 - grow, rect.x1 + grow, rect.y0 - grow, rect.y1 + grow
+            t = np.linspace(0.0, 1.0, 65)
+            ring = np.concatenate([np.stack([x0 + (x1 - x0) * t, np.full_like(t, y0)], 1),
+                                   np.stack([np.full_like(t, x1), y0 + (y1 - y0) * t], 1),
+                                   np.stack([x1 - (x1 - x0) * t, np.full_like(t, y1)], 1),
+                                   np.stack([np.full_like(t, x0), y1 - (y1 - y0) * t], 1)])
+            pts = np.asarray(profile.board_to_image(np.column_stack([ring, np.full(len(ring), z)])), np.float64)
+            bx0, by0 = (max(0, math.floor(float(v)) - 2) for v in pts.min(axis=0))
+            bx1, by1 = (min(int(lim), math.ceil(float(v)) + 3) for v, lim in zip(pts.max(axis=0), (w, h), strict=True))
+            if bx1 <= bx0 or by1 <= by0:
+                continue
+            inside = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
+            cv2.fillPoly(inside, [np.round(pts - (bx0, by0)).astype(np.int32)], 1)
+            grown = cv2.dilate(inside, np.ones((5, 5), np.uint8))  # the 2 px of bilinear sampling
+            boxes.append((bx0, by0, bx1, by1))
+            masks.append(np.asarray(grown, bool))
+        self.boxes = tuple(boxes)
+        self.masks = tuple(masks)
+        self.image_size = (int(w), int(h))
+
+    def snapshot(self, image: npt.NDArray[Any]) -> CubeSnapshot:
+        """A copy of the watched pixels of ``image`` (BGR or grey)."""
+        return CubeSnapshot(tuple(np.array(image[y0:y1, x0:x1]) for x0, y0, x1, y1 in self.boxes))
+
+    def unchanged(self, image: npt.NDArray[Any], snap: CubeSnapshot, threshold: int) -> bool:
+        """True when no watched pixel of ``image`` differs from ``snap`` by more than ``threshold``
+        in any channel (False for a frame of another size or kind)."""
+        if image.shape[1::-1] != self.image_size or len(snap.crops) != len(self.boxes):
+            return False
+        for (x0, y0, x1, y1), mask, ref in zip(self.boxes, self.masks, snap.crops, strict=True):
+            cur = image[y0:y1, x0:x1]
+            if cur.shape != ref.shape:
+                return False
+            diff = cv2.absdiff(cur, ref)
+            if diff.ndim == 3:
+                diff = diff.max(axis=2)
+            if bool((diff[mask] > threshold).any()):
+                return False
+        return True

@@ -28,7 +28,7 @@ from vision.checkers import (
     counts_from_slot_probs,
 )
 from vision.config import VisionConfig
-from vision.cube import CubeSampler, default_numeral, read_cube
+from vision.cube import CubeSampler, CubeSnapshot, CubeWatch, default_numeral, read_cube
 from vision.dice.board import DiceSearch, read_dice
 from vision.dice.classify import DIE_FACE_MODEL, FaceClassifier
 from vision.motion import MotionGate, MotionReport, RegionMap
@@ -39,6 +39,9 @@ class _ProfileState:
     def __init__(self, profile: Any, config: VisionConfig, patch: int) -> None:
         self.sampler = SlotSampler(profile, patch)
         self.cube = CubeSampler(profile)
+        self.cube_watch = CubeWatch(self.cube, profile.image_size)
+        self.cube_kept: tuple[CubeSnapshot, CubeReading] | None = None
+        """The pixels the cube stage read and its reading, kept while the reading is confident."""
         self.dice = DiceSearch.for_profile(profile)
         self.gate = MotionGate(RegionMap.build(profile, config), config)
         self.last: BoardObservation | None = None
@@ -82,7 +85,7 @@ class BoardReader:
         if st.fresh and st.last is not None:
             # nothing has moved since the last full reading: it still holds
             return replace(st.last, seq=frame.seq, t=frame.t, timings_ms=(("gate", round(t_gate, 3)),))
-        obs = self._full(frame.image, profile, frame.seq, frame.t, report.covered, st)
+        obs = self._full(frame.image, profile, frame.seq, frame.t, report.covered, st, live=True)
         obs = replace(obs, timings_ms=(("gate", round(t_gate, 3)), *obs.timings_ms))
         st.last = obs
         st.fresh = True
@@ -101,7 +104,7 @@ class BoardReader:
         return self._full(image, profile, seq, t, covered, st)
 
     def _full(self, image: npt.NDArray[np.uint8], profile: Any, seq: int, t: float, covered: frozenset[str],
-              st: _ProfileState) -> BoardObservation:
+              st: _ProfileState, *, live: bool = False) -> BoardObservation:
         cfg = self.config
         clock = _StageClock()
         patches = st.sampler.patches(image)
@@ -112,7 +115,7 @@ class BoardReader:
         clock.lap("checkers")
         dice: tuple[DieReading, ...] = read_dice(image, profile, self.faces, cfg, st.dice)
         clock.lap("dice")
-        cube: CubeReading | None = read_cube(image, st.cube, cfg)
+        cube = self._cube(image, st, live)
         clock.lap("cube")
         readings = (*checkers.points, checkers.bar, *checkers.trays)
         confident = not covered and min(r.confidence for r in readings) >= cfg.count_min_confidence
@@ -123,6 +126,22 @@ class BoardReader:
         clock.lap("assemble")
         self.last_cpu_ms = clock.cpu()
         return obs
+
+
+    def _cube(self, image: npt.NDArray[np.uint8], st: _ProfileState, live: bool) -> CubeReading | None:
+        """The cube stage.  In the live loop a confident reading is kept while no pixel the stage
+        reads has changed by more than the gate's ``motion_threshold`` since it was read
+        (:class:`vision.cube.CubeWatch`): checkers moved elsewhere do not cost a new cube reading.
+        A single image (``read_image``) is always read anew."""
+        cfg = self.config
+        kept = st.cube_kept if live else None
+        if kept is not None and st.cube_watch.unchanged(image, kept[0], cfg.motion_threshold):
+            return kept[1]
+        cube: CubeReading | None = read_cube(image, st.cube, cfg)
+        sure = (cube is not None and cube.face is not None
+                and cube.position_confidence >= cfg.observation_min_confidence)
+        st.cube_kept = (st.cube_watch.snapshot(image), cube) if live and sure and cube is not None else None
+        return cube
 
 
 class _StageClock:

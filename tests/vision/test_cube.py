@@ -374,3 +374,104 @@ def test_a_cube_like_rival_in_another_place_leaves_the_position_unsure() -> None
     for cfg in (CubeConfig(), replace(CubeConfig(), decisive_first=False)):
         r = read_cube(twin, sampler, cfg)
         assert r is not None and r.position_confidence < cfg.min_position_confidence, r
+
+
+@needs_model
+@pytest.mark.parametrize("seed", [900006, 900023])
+def test_the_cube_stage_reads_nothing_outside_its_watch(seed: int) -> None:
+    """Every pixel outside :class:`CubeWatch`'s masks replaced by noise: the same reading, on every
+    path of the stage (the decisive read, judging every window, the shifted read forced by an
+    unreachable face threshold), with each face painted on the cube."""
+    from dataclasses import replace
+
+    from vision.cube import CubeWatch
+
+    gray, prof, truth = _frame(seed)
+    sampler = CubeSampler(prof)
+    watch = CubeWatch(sampler, prof.image_size)
+    inside = np.zeros(gray.shape, bool)
+    for (x0, y0, x1, y1), mask in zip(watch.boxes, watch.masks, strict=True):
+        inside[y0:y1, x0:x1] |= mask
+    assert 0.02 < inside.mean() < 0.8  # the places and their margins, not the whole frame
+    noise = np.random.default_rng(seed).integers(0, 256, gray.shape, dtype=np.uint8)
+    tc = truth["cube"]
+    size = prof.spec.cube_size_mm
+    frames = [gray] + [_paint(gray, prof, tuple(tc["center_mm"][:2]), tc["center_mm"][2] + size / 2, face,
+                              tc["rotation_deg"], size * 0.86) for face in (2, 16)]
+    configs = (CubeConfig(), replace(CubeConfig(), decisive_first=False),
+               replace(CubeConfig(), min_confidence=0.999999, decisive_first=False))
+    for img in frames:
+        noisy = np.where(inside, img, noise)
+        for cfg in configs:
+            assert read_cube(noisy, sampler, cfg) == read_cube(img, sampler, cfg)
+
+
+def test_watch_sees_any_change_above_the_threshold_inside_it() -> None:
+    from vision.cube import CubeWatch
+
+    gray, prof, _ = _frame(900023)
+    bgr = cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR)
+    watch = CubeWatch(CubeSampler(prof), prof.image_size)
+    snap = watch.snapshot(bgr)
+    assert watch.unchanged(bgr, snap, 18)
+    (x0, y0, _, _), mask = watch.boxes[0], watch.masks[0]
+    ys, xs = np.nonzero(mask)
+    for k in (0, len(ys) // 2, len(ys) - 1):  # a corner of the grown place, its middle, the far corner
+        y, x = int(ys[k]) + y0, int(xs[k]) + x0
+        for delta, same in ((18, True), (19, False)):
+            changed = bgr.copy()
+            changed[y, x, 1] = np.uint8((int(changed[y, x, 1]) + delta) % 256 if changed[y, x, 1] < 128
+                                        else int(changed[y, x, 1]) - delta)
+            assert watch.unchanged(changed, snap, 18) is same, (x, y, delta)
+    assert not watch.unchanged(bgr[:-2], snap, 18)  # another frame size
+
+
+@needs_model
+def test_every_crop_the_cube_stage_cuts_lies_inside_its_watch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every crop and re-centring view the stage cuts (recorded as it cuts them) lies inside the
+    watch's masks, with cubes painted at the far corners of each place (so windows, probes and the
+    shifted read reach as far out as they can) on every path of the stage."""
+    from dataclasses import replace
+
+    import vision.cube as vc
+
+    gray, prof, _ = _frame(900023)
+    sampler = CubeSampler(prof)
+    watch = vc.CubeWatch(sampler, prof.image_size)
+    inside = np.zeros(gray.shape, bool)
+    for (x0, y0, x1, y1), mask in zip(watch.boxes, watch.masks, strict=True):
+        inside[y0:y1, x0:x1] |= mask
+    cuts: list[tuple[CubeBlob, float]] = []
+    real = vc.cube_patches
+
+    def spy(image: Any, profile: Any, blobs: list[CubeBlob], px: int = vc.PATCH,
+            sides: float = vc.CROP_SIDES) -> list[np.ndarray]:
+        cuts.extend((b, sides) for b in blobs)
+        return real(image, profile, blobs, px, sides)
+
+    monkeypatch.setattr(vc, "cube_patches", spy)
+    size = prof.spec.cube_size_mm
+    configs = (CubeConfig(), replace(CubeConfig(), decisive_first=False),
+               replace(CubeConfig(), min_confidence=0.999999))
+    for rect, z in sampler.places:
+        for cx in (rect.x0 + size / 2, rect.x1 - size / 2):
+            for cy in (rect.y0 + size / 2, rect.y1 - size / 2):
+                img = _paint(gray, prof, (cx, cy), z, 32, 20.0, size)
+                for cfg in configs:
+                    read_cube(img, sampler, cfg)
+    assert len(cuts) > 100
+    # how far beyond the nearest place the cuts reach (cube sides): beyond the place, within the bound
+    reach = max(min(max(r.x0 - b.center_mm[0], b.center_mm[0] - r.x1, r.y0 - b.center_mm[1], b.center_mm[1] - r.y1)
+                    for r, _ in sampler.places) / size + sides / 2 * math.sqrt(2) for b, sides in cuts)
+    assert 1.0 < reach <= vc.WATCH_MARGIN_SIDES
+    h, w = gray.shape
+    for blob, sides in cuts:
+        half = sides * blob.side_mm / 2
+        t = math.radians(blob.rotation_deg)
+        eu, ev = np.array([math.cos(t), math.sin(t)]) * half, np.array([-math.sin(t), math.cos(t)]) * half
+        c = np.asarray(blob.center_mm)
+        quad = [c - eu - ev, c + eu - ev, c + eu + ev, c - eu + ev]
+        pts = prof.board_to_image(np.array([[q[0], q[1], blob.z_mm] for q in quad]))
+        for x, y in pts:
+            xi, yi = min(max(round(float(x)), 0), w - 1), min(max(round(float(y)), 0), h - 1)
+            assert inside[yi, xi], (blob, sides, (x, y))

@@ -14,7 +14,7 @@ from calibration.profile import CalibrationProfile
 from rules.position import Side
 from vision.camera import Frame
 from vision.config import VisionConfig
-from vision.observation import REGION_NAMES
+from vision.observation import REGION_NAMES, BoardObservation
 from vision.reader import BoardReader, observation_to_dict
 
 DATA = Path(__file__).parent / "data"
@@ -142,3 +142,65 @@ def test_stage_cpu_times_are_recorded(reader: BoardReader) -> None:
     cpu = dict(reader.last_cpu_ms)
     assert set(cpu) == {"checkers", "dice", "cube", "assemble"} and min(cpu.values()) >= 0.0
     assert set(dict(obs.timings_ms)) == {"checkers", "dice", "cube"}
+
+
+def _outside_cube_watch(rd: BoardReader, img: np.ndarray, prof: CalibrationProfile) -> tuple[int, int]:
+    """The image position of a point's checkers far from every pixel the cube stage reads."""
+    st = rd._for(prof)
+    for p in (1, 12, 13, 24, 2, 11, 14, 23):
+        x, y = (int(v) for v in prof.board_to_image(np.array([prof.layout.stack_slots(p, 1)]))[0])
+        if not any(x0 - 60 <= x < x1 + 60 and y0 - 60 <= y < y1 + 60 for x0, y0, x1, y1 in st.cube_watch.boxes):
+            return x, y
+    raise AssertionError("no point far from the cube's places")
+
+
+def test_cube_reading_is_kept_only_while_its_pixels_are_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Live loop: checkers moved far from the cube keep the cube's confident reading (no new cube
+    reading); the cube covered, or one pixel the cube stage reads changed beyond the gate's
+    threshold, make a new one; a change of exactly the threshold does not."""
+    import vision.reader as reader_mod
+
+    img, truth, prof = _load(900023)
+    rd = BoardReader(VisionConfig(still_frames=2))
+    calls: list[int] = []
+    real = reader_mod.read_cube
+
+    def counted(*a: object, **k: object) -> object:
+        calls.append(1)
+        return real(*a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reader_mod, "read_cube", counted)
+    seq = iter(range(1000))
+
+    def settle(frame: np.ndarray) -> BoardObservation:
+        obs = [rd.read(Frame(frame, i / 30, i), prof) for i in (next(seq) for _ in range(4))]
+        full = [o for o in obs if "checkers" in dict(o.timings_ms)]
+        assert len(full) == 1 and obs[-1].still, [(o.still, sorted(o.covered), dict(o.timings_ms)) for o in obs]
+        return full[0]
+
+    first = settle(img)
+    assert first.cube is not None and first.cube.face == truth["cube"]["face"] and len(calls) == 1
+    x, y = _outside_cube_watch(rd, img, prof)
+    moved = img.copy()
+    moved[y - 25:y + 25, x - 25:x + 25] = 255 - moved[y - 25:y + 25, x - 25:x + 25]  # checkers changed there
+    kept = settle(moved)
+    assert len(calls) == 1 and kept.cube is first.cube
+    # one pixel the cube stage reads, changed by the threshold: kept; by one more: read anew
+    (x0, y0, _, _), mask = rd._for(prof).cube_watch.boxes[0], rd._for(prof).cube_watch.masks[0]
+    py, px = (int(v[0]) for v in np.nonzero(mask))
+    threshold = rd.config.motion_threshold
+    for base, delta, reads in ((img, threshold, 1), (moved, threshold + 1, 2)):
+        frame = base.copy()  # the checkers moved back or again: motion, then still
+        v = int(frame[y0 + py, x0 + px, 0])
+        frame[y0 + py, x0 + px, 0] = v + delta if v < 128 else v - delta
+        settle(frame)
+        assert len(calls) == reads, (delta, len(calls))
+    # the cube covered by something else: read anew
+    bx, by, bw, bh = truth["cube"]["image_box"]
+    hidden = img.copy()
+    hidden[by:by + bh, bx:bx + bw] = hidden[by + bh:by + 2 * bh, bx:bx + bw]
+    after = settle(hidden)
+    assert len(calls) == 3 and after.cube != first.cube
+    # a single image is always read anew
+    rd.read_image(img, prof)
+    assert len(calls) == 4

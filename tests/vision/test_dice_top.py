@@ -238,3 +238,15 @@ def test_the_views_are_the_patch_turned_and_mirrored() -> None:
     assert four.face in (1, 4) and abs(four.probability - 0.5) < 1e-6
     for v, face in ((2, 4), (5, 4), (7, 1), (1, 3), (4, 2), (3, 2), (6, 3)):
         assert model.classify_patches([p], tta=True, views=(v,))[0].face == face, v
+
+
+def test_the_less_flat_the_die_the_surer_its_face_must_be() -> None:
+    from vision.config import VisionConfig
+    from vision.dice.board import face_needed
+
+    cfg, d = VisionConfig(), DiceConfig()
+    assert face_needed(0.95, cfg, d) == cfg.face_min_confidence
+    assert face_needed(0.3, cfg, d) == d.tilted_face_min_probability
+    assert face_needed(0.05, cfg, d) == d.leaning_face_min_probability
+    assert face_needed(d.leaning_max_flat, cfg, d) == d.tilted_face_min_probability  # the bounds: below, not at
+    assert face_needed(0.5, cfg, d) == cfg.face_min_confidence

@@ -395,6 +395,24 @@ def gray_near(image: npt.NDArray[Any], profile: Any, centres_mm: npt.NDArray[Any
     return out
 
 
+def face_needed(p_flat: float, config: VisionConfig, dcfg: DiceConfig = DICE) -> float:
+    """The face probability a die's reading needs to stand, given the pose model's P(flat): a die
+    that may lean shows a side face almost as much as its top, so the less flat, the surer the face
+    must be (``tilted_face_min_probability`` below P(flat) 0.5, ``leaning_face_min_probability``
+    below ``leaning_max_flat``).
+
+    >>> cfg = VisionConfig()
+    >>> face_needed(0.9, cfg), face_needed(0.3, cfg), face_needed(0.05, cfg)
+    (0.9, 0.97, 0.99)
+    """
+    need = config.face_min_confidence
+    if p_flat < 0.5:
+        need = max(need, dcfg.tilted_face_min_probability)
+    if p_flat < dcfg.leaning_max_flat:
+        need = max(need, dcfg.leaning_face_min_probability)
+    return need
+
+
 def read_dice(
     image: npt.NDArray[Any], profile: Any, classifier: FaceClassifier, config: VisionConfig,
     search: DiceSearch | None = None, dcfg: DiceConfig = DICE,
@@ -450,7 +468,7 @@ def read_dice(
     for i, (x, y), (cocked, cconf, on_die, p_flat) in zip(kept, centres, poses, strict=True):
         c, g = cands[i], guesses[i]
         owner = owner_of(die_colour(image, c), dcfg) if dcfg.white_dice_bgr is not None else None
-        need = config.face_min_confidence if p_flat >= 0.5 else max(config.face_min_confidence, dcfg.tilted_face_min_probability)
+        need = face_needed(p_flat, config, dcfg)
         face = g.face if g.probability >= need else None
         out.append(DieReading(
             face=face, face_confidence=round(g.probability, 4), cocked=cocked, cocked_confidence=round(cconf, 4),

@@ -68,12 +68,17 @@ class DiceConfig:
     """A die belongs to a pair when its colour is this many times nearer (Lab) that pair's than the other's."""
     owner_min_separation: float = 25.0
     """Pairs whose colours lie closer than this (Lab distance) are not told apart."""
-    tilted_face_min_probability: float = 0.99
+    tilted_face_min_probability: float = 0.97
     """A die the pose model does not think flat (P(flat) < 0.5) needs this face probability (a
     tilted die shows a side face almost as much as its top: 900150, a 4 leaning on the bar, read 2
-    at 0.91; 900391, a 6 leaning on the rail, read 3 at 0.985, the one wrong face of sessions 3 and 4
-    on 900040-900399).  0.97 -> 0.99 on the tuning seeds (400 dice): 279 -> 273 right, the same
-    1 wrong (a cocked 3 with P(flat) 0.71)."""
+    at 0.91) ..."""
+    leaning_max_flat: float = 0.1
+    """... and one it thinks is not flat at all (P(flat) below this) ..."""
+    leaning_face_min_probability: float = 0.99
+    """... needs this (900391, a 6 leaning on the rail, P(flat) 0.05, read 3 at 0.985: the one wrong
+    face of sessions 3 and 4 on 900040-900399).  Tuning seeds (400 dice): 2 right dice fewer, the same
+    1 wrong (a cocked 3 with P(flat) 0.71).  0.99 for every P(flat) < 0.5 instead: 6 fewer on the
+    tuning seeds, 18 fewer of 720 on 900040-900399."""
     top_refine_max_notdie: float = 0.5
     """Rectified up-face reading (``die_face_top.onnx``): candidates whose first reading has
     P(not a die) above this are not re-read (speed; tuning seeds: 0.9 and 0.5 read the same) ..."""

@@ -33,7 +33,7 @@ from vision.dice.classify import FaceClassifier, FaceGuess, board_classifier, to
 from vision.dice.config import DiceConfig
 from vision.dice.detect import detector, top_view
 from vision.dice.find import nms
-from vision.dice.pose import POSE_PLANES, POSE_SPAN, pose_classifier, pose_patch
+from vision.dice.pose import POSE_PLANES, POSE_SPAN, pose_classifier, pose_patches
 from vision.dice.topface import top_face_patches
 from vision.observation import DieReading
 from vision.preprocess import CONTEXT, PATCH, Square, crop_patch, to_gray
@@ -319,7 +319,7 @@ def pose_of(gray: npt.NDArray[Any], profile: Any, centres: list[tuple[float, flo
     dmin, dmax = profile.spec.die_size_mm
     edge = (dmin + dmax) / 2
     out: list[tuple[bool | None, float, bool, float]] = []
-    for g in model.classify([pose_patch(gray, profile, c, edge) for c in centres]):
+    for g in model.classify(pose_patches(gray, profile, centres, edge)):
         up = g.cocked + g.on_die
         if up >= dcfg.cocked_min_probability:
             out.append((True, up, g.on_die >= dcfg.on_die_min_probability, g.flat))

@@ -772,6 +772,7 @@ class CubeWatch:
         self.boxes = tuple(boxes)
         self.masks = tuple(masks)
         self.image_size = (int(w), int(h))
+        self._flat: dict[tuple[int, int], npt.NDArray[np.uint8]] = {}
 
     def snapshot(self, image: npt.NDArray[Any]) -> CubeSnapshot:
         """A copy of the watched pixels of ``image`` (BGR or grey)."""
@@ -782,13 +783,22 @@ class CubeWatch:
         in any channel (False for a frame of another size or kind)."""
         if image.shape[1::-1] != self.image_size or len(snap.crops) != len(self.boxes):
             return False
-        for (x0, y0, x1, y1), mask, ref in zip(self.boxes, self.masks, snap.crops, strict=True):
+        for i, ((x0, y0, x1, y1), ref) in enumerate(zip(self.boxes, snap.crops, strict=True)):
             cur = image[y0:y1, x0:x1]
             if cur.shape != ref.shape:
                 return False
-            diff = cv2.absdiff(cur, ref)
-            if diff.ndim == 3:
-                diff = diff.max(axis=2)
-            if bool((diff[mask] > threshold).any()):
+            # every channel of every pixel, compared flat (all in OpenCV: ~0.3 ms at 720p)
+            diff = cv2.absdiff(cur, ref).reshape(ref.shape[0], -1)
+            hot = cv2.threshold(diff, threshold, 255, cv2.THRESH_BINARY)[1]
+            if cv2.countNonZero(cv2.bitwise_and(hot, self._flat_mask(i, 1 if ref.ndim == 2 else ref.shape[2]))):
                 return False
         return True
+
+    def _flat_mask(self, i: int, channels: int) -> npt.NDArray[np.uint8]:
+        """Mask ``i`` as 0/255 with each pixel repeated ``channels`` times along its row."""
+        key = (i, channels)
+        m = self._flat.get(key)
+        if m is None:
+            m = np.repeat(self.masks[i].astype(np.uint8) * 255, channels, axis=1)
+            self._flat[key] = m
+        return m

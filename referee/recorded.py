@@ -9,7 +9,7 @@ frame's sensor noise), plus the renderer's ground truth for still frames (for di
 scoring only: the referee never sees it).  :func:`replay_game` referees a recording with any tracker
 config and scores it exactly as :func:`referee.rendered.referee_game` would have.
 
-Recordings are pickles in a local cache (``/tmp/s3/ref/obs`` by default); they are made by this
+Recordings are pickles in a local cache (``$BGREF_OBS_CACHE``, ``/tmp/s4/ref/obs`` by default); they are made by this
 process and read back by it, never taken from elsewhere.  Re-record when the models change.
 
 >>> from referee.recorded import RecordedGame
@@ -20,6 +20,7 @@ True
 from __future__ import annotations
 
 import gzip
+import os
 import pickle
 import time
 from collections.abc import Callable
@@ -38,7 +39,7 @@ from vision.sim.game import GameDirector, GameScript, PlayedMove, Seeded, Timing
 
 __all__ = ["RecordedFrame", "RecordedGame", "fit_bins", "load_game", "record_game", "replay_game", "save_game"]
 
-CACHE = Path("/tmp/s3/ref/obs")
+CACHE = Path(os.environ.get("BGREF_OBS_CACHE", "/tmp/s4/ref/obs"))
 
 
 @dataclass(frozen=True, slots=True)

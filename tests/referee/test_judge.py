@@ -45,11 +45,11 @@ def test_a_legal_play_read_whole_is_sure() -> None:
 def test_each_named_illegal_play_is_called_when_read_whole() -> None:
     # a wrong distance: 13/9 with a 5 (13/8) and 8/5 with the 3 ... from the start, WHITE 5-3
     bad = after(START, (5, 4), "13/8 13/9")  # played as if 5-4 with 5-3 down: 13/9 is a wrong distance
-    j = judge_play(START, Dice(5, 3), [look(bad)])
+    j = judge_play(START, Dice(5, 3), [look(bad)], weak=())  # (both faces read beyond doubt)
     assert j.kind is JudgementKind.ILLEGAL and j.board == board_of(bad) and j.label == "wrong_distance"
     # one die left unplayed
     half = Position.from_points({24: 2, 13: 4, 8: 4, 6: 5}, {24: 2, 13: 5, 8: 3, 6: 5}, Side.BLACK)  # 13/8 only
-    j = judge_play(START, Dice(5, 3), [look(half)])
+    j = judge_play(START, Dice(5, 3), [look(half)], weak=())
     assert j.kind is JudgementKind.ILLEGAL and j.label == "incomplete"
 
 
@@ -90,3 +90,28 @@ def test_region_logp_follows_the_calibration() -> None:
     assert region_logp(r, (2, 0), cfg) > region_logp(r, (1, 0), cfg) > region_logp(r, (5, 0), cfg)
     sure = CountReading(2, 0, 1.0)
     assert region_logp(sure, (1, 0), cfg) == region_logp(sure, (0, 3), cfg)  # both at the floor
+
+
+def test_a_play_one_misread_face_would_make_legal_is_asked_not_called() -> None:
+    # 13/8 13/9 is a legal 5-4: with 5-3 read, it is illegal only if the 3 is no 4
+    bad = after(START, (5, 4), "13/8 13/9")
+    for weak in (None, (3,)):  # the 3 (or either face) read below the certainty that rules out a misread
+        j = judge_play(START, Dice(5, 3), [look(bad)], weak=weak)
+        assert j.kind is JudgementKind.UNSURE and j.play is not None, weak
+    # only the 5 doubted: no roll (x, 3) plays 13/8 13/9, so the call stands
+    assert judge_play(START, Dice(5, 3), [look(bad)], weak=(5,)).kind is JudgementKind.ILLEGAL
+    off = replace(CFG, one_face_guard=False)
+    assert judge_play(START, Dice(5, 3), [look(bad)], off).kind is JudgementKind.ILLEGAL
+
+
+def test_unsure_readings_alone_never_make_an_accusation() -> None:
+    # WHITE 6-1 from a home board: 6/off is borne off too early (checkers outside)
+    pos = Position.from_points({13: 5, 8: 3, 6: 5, 5: 2}, {24: 2, 13: 5, 8: 3, 6: 5}, Side.WHITE)
+    bad = Position.from_points({13: 5, 8: 3, 6: 4, 5: 2}, {24: 2, 13: 5, 8: 3, 6: 5}, Side.WHITE)
+    bad = bad.replace(Side.WHITE, tuple(n + (1 if i == 26 else 0) for i, n in enumerate(bad.white)))
+    j = judge_play(pos, Dice(6, 1), [look(bad)], weak=())
+    assert j.kind is JudgementKind.ILLEGAL and j.label == "bear_off"
+    # the point the checker left and WHITE's tray (region 26) read at confidence 0 (a die on it, a derived tray): no
+    # reading the reader itself is sure of contradicts "nothing played" -> never called (7215 r3)
+    j = judge_play(pos, Dice(6, 1), [look(bad, unsure={6: 0.0, 26: 0.0})], weak=())
+    assert j.kind is not JudgementKind.ILLEGAL

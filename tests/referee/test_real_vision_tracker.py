@@ -145,15 +145,51 @@ def test_unread_faces_and_flatness_never_accuse() -> None:
     assert ses.machine.position == p2
 
 
+def sure_face(d: DieReading) -> DieReading:
+    """The die with its face read beyond doubt (``TrackerConfig.call_face_confidence``)."""
+    return replace(d, face_confidence=0.9995)
+
+
 def test_a_confident_illegal_play_is_still_called() -> None:
     s = opened(Script())
     p1 = after(START, (5, 3), "8/3 6/3")
-    b = (die(6, Area.LEFT_TABLE, B_SPOTS[0]), die(4, Area.LEFT_TABLE, B_SPOTS[1]))
+    b = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[1])))
     bad = after(p1, (6, 5), "24/18 13/8")  # played as if 6-5 with 6-4 down, read with confidence
     s.show(p1, b).show(bad, b).show(bad)
     ses = session_run(s)
     codes = [j.verdict.code.value for j in ses.infractions if j.verdict.code is not None]
     assert codes == ["illegal-play"] and ses.infractions[0].verdict.offender is Side.BLACK
+
+
+def test_a_play_legal_if_one_face_was_misread_is_asked_about_never_called() -> None:
+    """7215 r3: a 6 read as a 4 at 0.97 made WHITE's legal 6-1 a wrong distance.  With a face read below
+    ``call_face_confidence``, a board that a legal play of the roll with that face changed explains is
+    asked about; the laws keep the likeliest legal play of the dice read."""
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    b = (die(6, Area.LEFT_TABLE, B_SPOTS[0]), die(4, Area.LEFT_TABLE, B_SPOTS[1]))  # faces read at 0.99
+    bad = after(p1, (6, 5), "24/18 13/8")  # a legal 6-5: the 4 may be a misread 5
+    s.show(p1, b).show(bad, b).show(bad)
+    ses = session_run(s)
+    assert ses.stats.infractions == 0
+    assert any(j.emitted.unsure for j in ses.judged)  # the players are asked to check
+
+
+def test_a_face_read_only_during_the_play_never_makes_an_accusation() -> None:
+    """7215 r3: a face unread when the dice landed was read (wrongly) mid-play; the play is judged with it
+    but never called illegal on it (``TrackerState.filled``)."""
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    landed = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), unread(die(4, Area.LEFT_TABLE, B_SPOTS[1])))
+    later = (landed[0], sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[1])))
+    bad = after(p1, (6, 5), "24/18 13/8")
+    s.show(p1, landed).show(bad, later).show(bad)
+    ses = session_run(s)
+    assert ses.stats.infractions == 0
+    # the same with both faces read beyond doubt when they landed: called (the test is not blind)
+    s = opened(Script())
+    s.show(p1, later).show(bad, later).show(bad)
+    assert session_run(s).stats.infractions == 1
 
 
 def test_an_illegal_looking_play_that_a_legal_play_may_explain_is_asked_about_never_called() -> None:
@@ -176,7 +212,7 @@ def test_an_illegal_play_is_called_though_where_the_checker_went_is_unsure() -> 
     went (p17) is unsure, but every board that fits is an illegal play of the same kind: called."""
     s = opened(Script())
     p1 = after(START, (5, 3), "8/3 6/3")
-    b = (die(6, Area.LEFT_TABLE, B_SPOTS[0]), die(4, Area.LEFT_TABLE, B_SPOTS[1]))
+    b = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[1])))
     bad = after(p1, (6, 5), "24/18 13/8")
     s.show(p1, b).show(bad, b, unsure_points=(17,)).show(bad, unsure_points=(17,))
     ses = session_run(s)
@@ -190,7 +226,7 @@ def test_an_illegal_play_is_called_though_where_the_checker_went_is_unsure() -> 
 def test_presented_turns_an_infraction_on_an_unsure_reading_into_a_check() -> None:
     s = opened(Script())
     p1 = after(START, (5, 3), "8/3 6/3")
-    b = (die(6, Area.LEFT_TABLE, B_SPOTS[0]), die(4, Area.LEFT_TABLE, B_SPOTS[1]))
+    b = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[1])))
     bad = after(p1, (6, 5), "24/18 13/8")
     s.show(p1, b).show(bad, b).show(bad)
     ses = session_run(s)
@@ -292,7 +328,7 @@ def test_a_confident_illegal_play_from_a_start_not_known_for_sure_is_never_calle
 def test_a_die_left_unplayed_read_surely_is_called_at_the_lift() -> None:
     s = opened(Script())
     p1 = after(START, (5, 3), "8/3 6/3")
-    b = (die(6, Area.LEFT_TABLE, B_SPOTS[0]), die(4, Area.LEFT_TABLE, B_SPOTS[1]))
+    b = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[1])))
     half = Position.from_points({k: v for k, v in enumerate(p1.white) if v and 0 < k < 25},
                                 {**{k: v for k, v in enumerate(p1.black) if v and 0 < k < 25}, 24: 1, 18: 1})
     s.show(p1, b).show(half, b).show(half)  # only the 6 played (24/18), the dice lifted

@@ -376,3 +376,25 @@ def test_a_held_play_survives_a_journal_round_trip() -> None:
     state = replace(Tracker(REAL).state, hold=("B", board_of(START), (6, 0)), hold_throw=True, known=False,
                     fix=(board_of(START), (6, 4), "B"))
     assert TrackerState.from_json(state.to_json()) == state
+
+
+def test_after_a_throw_inferred_from_its_play_a_void_looking_throw_is_asked_never_called() -> None:
+    """7103 r3: a throw with a face unread was inferred from the board; whose turn came next then rested on
+    that inference, and the next throw was called as void (the wrong table).  After an inferred throw the
+    chain is not known: the void-looking throw is asked about.  With the throw read whole, it is called."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    p2 = after(p1, (6, 4), "24/18 13/9")
+    wrong_table = (sure_face(die(2, Area.LEFT_TABLE, (480.0, 200.0))), sure_face(die(1, Area.LEFT_TABLE, (520.0, 210.0))))
+
+    def run(black: tuple[DieReading, DieReading]) -> Session:
+        s = opened(Script())
+        s.show(p1, black).show(p2, black).show(p2)  # BLACK's 6-4 played and lifted
+        s.show(p2, wrong_table)  # WHITE throws into BLACK's table (his left): void, if it is WHITE's throw
+        return session_run(s)
+
+    read = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[1])))
+    called = run(read)
+    assert [j.verdict.code.value for j in called.infractions if j.verdict.code] == ["dice-wrong-table"]
+    inferred = run((read[0], unread(read[1])))
+    assert inferred.stats.infractions == 0
+    assert any(j.verdict.kind is VerdictKind.CHECK and "dice-wrong-table" in j.verdict.director for j in inferred.judged)

@@ -6,7 +6,10 @@ Every stage is a plain function in its own module; the reader only keeps per-pro
 data (slot sampling maps, the gate's region map) and times each stage inside this one pipeline
 (``BoardObservation.timings_ms``).  A frame that is not still yet is not read: the last full reading
 is returned with ``still=False`` and the moving regions marked covered; while the scene stays still
-after a full reading, that reading is returned again for the cost of the gate alone.
+after a full reading, that reading is returned again for the cost of the gate alone.  At the next
+full reading of the live loop, a confident cube reading is kept when no pixel the cube stage may
+read has changed beyond the gate's threshold since (``vision.cube.CubeWatch``: checkers moved
+elsewhere cost no new cube reading); ``read_image`` always reads everything anew.
 """
 
 from __future__ import annotations

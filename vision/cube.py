@@ -162,6 +162,11 @@ def _search_rects(profile: Any) -> list[tuple[Any, float]]:
     return out
 
 
+def cube_places(profile: Any) -> list[tuple[Any, float]]:
+    """(rect in board mm, z of a cube's top there) of each place a cube rests."""
+    return _search_rects(profile)
+
+
 class CubeSampler:
     """Precomputed remap maps (per profile) of the places a cube may rest, on its top's plane.
 

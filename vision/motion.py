@@ -40,6 +40,10 @@ class RegionMap:
     scale: float
     sizes: npt.NDArray[np.int64]
     image_size: tuple[int, int]
+    cube: npt.NDArray[np.bool_] | None = None
+    """The places a cube rests (the bar and the tray column beside the players, on the plane of
+    a cube's top) at gate resolution: the tray column is no region of its own, so a hand there
+    would otherwise not stop the cube from being read."""
 
     @classmethod
     def build(cls, profile: object, config: VisionConfig | None = None) -> RegionMap:
@@ -63,7 +67,15 @@ class RegionMap:
             pts = np.round(np.asarray(img) * s).astype(np.int32)
             cv2.fillPoly(labels, [pts], i + 1)
         sizes = np.bincount(labels.ravel(), minlength=len(REGION_NAMES) + 1).astype(np.int64)
-        return cls(labels, s, sizes, (int(w), int(h)))
+        from vision.cube import cube_places
+
+        cube = np.zeros((sh, sw), np.uint8)
+        for rect, z in cube_places(profile):
+            poly_mm = np.array([(rect.x0, rect.y0), (rect.x1, rect.y0), (rect.x1, rect.y1), (rect.x0, rect.y1)])
+            dense = _densify(poly_mm)
+            img = profile.board_to_image(np.column_stack([dense, np.full(len(dense), z)]))  # type: ignore[attr-defined]
+            cv2.fillPoly(cube, [np.round(np.asarray(img) * s).astype(np.int32)], 1)
+        return cls(labels, s, sizes, (int(w), int(h)), cube.astype(bool) if cube.any() else None)
 
 
 def _densify(poly: npt.NDArray[np.float64], step: float = 20.0) -> npt.NDArray[np.float64]:
@@ -83,6 +95,8 @@ class MotionReport:
     still_frames: int
     still: bool
     motion_fraction: float
+    cube_covered: bool = False
+    """The places a cube rests move or show a hand (``RegionMap.cube``): the cube is not read."""
 
 
 def shrink(image: Image, scale: float) -> Image:
@@ -145,7 +159,13 @@ class MotionGate:
                            if move_hits[i + 1] > cfg.motion_fraction * self.regions.sizes[i + 1]
                            and move_hits[i + 1] >= cfg.motion_min_pixels)
         total_changed = float(changed.mean())
-        any_motion = bool(moving) or total_changed > cfg.motion_fraction
+        cube_mask = self.regions.cube
+        cube_px = 0 if cube_mask is None else int(np.count_nonzero(cube_mask))
+        cube_moving = False
+        if cube_mask is not None and cube_px:
+            hits = int(np.count_nonzero(changed & cube_mask))
+            cube_moving = hits > cfg.motion_fraction * cube_px and hits >= cfg.motion_min_pixels
+        any_motion = bool(moving) or total_changed > cfg.motion_fraction or cube_moving
         self._still = 0 if any_motion else self._still + 1
         if self._reference is None and self._still >= cfg.still_frames:
             self._reference = grey  # the first still scene, whatever lies on it
@@ -154,7 +174,9 @@ class MotionGate:
             skin = skin & (cv2.absdiff(grey, self._reference) > cfg.motion_threshold)
         skin_frac = region_fractions(skin, self.regions)
         covered = frozenset(n for i, n in enumerate(REGION_NAMES) if skin_frac[i + 1] > cfg.skin_fraction)
-        still = self._still >= cfg.still_frames and not covered
+        cube_skin = (cube_mask is not None and cube_px > 0
+                     and int(np.count_nonzero(skin & cube_mask)) > cfg.skin_fraction * cube_px)
+        still = self._still >= cfg.still_frames and not covered and not cube_skin
         if still:
             self._reference = grey
         return MotionReport(
@@ -163,4 +185,5 @@ class MotionGate:
             still_frames=self._still,
             still=still,
             motion_fraction=total_changed,
+            cube_covered=cube_moving or cube_skin,
         )

@@ -175,7 +175,8 @@ def _blank(seq: int, t: float) -> BoardObservation:
 
 def _unstill(base: BoardObservation, report: MotionReport, seq: int, t: float,
              timings: tuple[tuple[str, float], ...]) -> BoardObservation:
-    """The last reading, marked not still, with covered/moving regions at confidence 0."""
+    """The last reading, marked not still, with covered/moving regions at confidence 0 (the cube's
+    reading as it was: ``referee.loop.unstill`` builds the same observation)."""
     cov = report.covered
 
     def dim(name: str, r: CountReading) -> CountReading:

@@ -101,3 +101,44 @@ def test_hand_in_first_frame_does_not_stay_covered(profile: CalibrationProfile) 
     for _ in range(5):
         r = gate.update(board)
     assert r.still and "p20" not in r.covered
+
+
+def _cube_side_place(profile: CalibrationProfile) -> tuple[int, int]:
+    """Image position of the middle of the tray column where a cube rests beside the players
+    (no region of its own)."""
+    from vision.cube import cube_places
+
+    rect, z = cube_places(profile)[1]
+    xy = profile.board_to_image(np.array([[(rect.x0 + rect.x1) / 2, (rect.y0 + rect.y1) / 2, z]]))[0]
+    return int(xy[0]), int(xy[1])
+
+
+def test_hand_over_the_cubes_place_blocks_reading(profile: CalibrationProfile) -> None:
+    """A hand resting over the tray column where a cube rests (no named region there): not still,
+    the cube's place covered, no named region covered; once it is gone, still again."""
+    regions = RegionMap.build(profile)
+    assert regions.cube is not None
+    x, y = _cube_side_place(profile)
+    assert regions.labels[int(y * regions.scale), int(x * regions.scale)] == 0  # in no named region
+    assert regions.cube[int(y * regions.scale), int(x * regions.scale)]
+    gate = MotionGate(regions, VisionConfig(still_frames=1))
+    for _ in range(3):
+        gate.update(_frame(1))
+    f = _frame(1)
+    f[y - 50:y + 50, x - 35:x + 35] = (120, 150, 210)  # a skin tone (BGR), a hand's size
+    reports = [gate.update(f) for _ in range(6)]  # comes in, then rests without moving
+    assert all(not r.still and r.cube_covered for r in reports)
+    assert not reports[-1].covered
+    back = [gate.update(_frame(1)) for _ in range(3)]
+    assert back[-1].still and not back[-1].cube_covered
+
+
+def test_motion_over_the_cubes_place_is_motion(profile: CalibrationProfile) -> None:
+    gate = MotionGate(RegionMap.build(profile), VisionConfig(still_frames=2))
+    for i in range(4):
+        gate.update(_frame(i))
+    x, y = _cube_side_place(profile)
+    f = _frame(9)
+    f[y - 20:y + 20, x - 15:x + 15] = 230  # something light (not skin) set down there
+    r = gate.update(f)
+    assert not r.still and r.cube_covered and r.still_frames == 0

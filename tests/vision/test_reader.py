@@ -204,3 +204,23 @@ def test_cube_reading_is_kept_only_while_its_pixels_are_unchanged(monkeypatch: p
     # a single image is always read anew
     rd.read_image(img, prof)
     assert len(calls) == 4
+
+
+def test_hand_over_the_cubes_place_is_never_read() -> None:
+    """A hand resting over the tray column where a cube rests (no named region): no full reading
+    while it is there (the observations are not still)."""
+    from vision.cube import cube_places
+
+    img, _, prof = _load(SEEDS[0])
+    rd = BoardReader(VisionConfig(still_frames=2))
+    before = [rd.read(Frame(img, i / 30, i), prof) for i in range(4)]
+    assert before[-1].still and before[-1].cube is not None and before[-1].cube.position_confidence > 0
+    rect, z = cube_places(prof)[1]
+    x, y = (int(v) for v in prof.board_to_image(np.array([[(rect.x0 + rect.x1) / 2, (rect.y0 + rect.y1) / 2, z]]))[0])
+    hand = img.copy()
+    hand[y - 60:y + 60, x - 40:x + 40] = (120, 150, 210)  # a skin tone (BGR)
+    for i in range(4, 10):
+        obs = rd.read(Frame(hand, i / 30, i), prof)
+        assert not obs.still and not obs.confident and set(dict(obs.timings_ms)) == {"gate"}
+    after = [rd.read(Frame(img, i / 30, i), prof) for i in range(10, 14)]
+    assert after[-1].still and after[-1].cube is not None and after[-1].cube.position_confidence > 0

@@ -96,15 +96,18 @@ class BoardReader:
 
     # ------------------------------------------------------------------ one image
     def read_image(self, image: npt.NDArray[np.uint8], profile: Any, *, seq: int = 0, t: float = 0.0,
-                   covered: frozenset[str] = frozenset()) -> BoardObservation:
+                   covered: frozenset[str] = frozenset(), keep_cube: bool = False) -> BoardObservation:
         """Read a single still image (no motion history).
 
         Without a history there is no reference to tell a hand from a skin-coloured board, so hands
         are left to the slot model (which reads a slot under a hand as "other": confidence 0);
-        ``covered`` names regions known to be covered.
+        ``covered`` names regions known to be covered.  ``keep_cube``: the caller reads the settled
+        frames of one camera in order (a live loop of its own): a confident cube reading of the
+        previous such call is kept while no pixel the cube stage reads has changed (as :meth:`read`
+        does); by default every image is read anew.
         """
         st = self._for(profile)
-        return self._full(image, profile, seq, t, covered, st)
+        return self._full(image, profile, seq, t, covered, st, live=keep_cube)
 
     def _full(self, image: npt.NDArray[np.uint8], profile: Any, seq: int, t: float, covered: frozenset[str],
               st: _ProfileState, *, live: bool = False) -> BoardObservation:

@@ -201,9 +201,15 @@ def test_cube_reading_is_kept_only_while_its_pixels_are_unchanged(monkeypatch: p
     hidden[by:by + bh, bx:bx + bw] = hidden[by + bh:by + 2 * bh, bx:bx + bw]
     after = settle(hidden)
     assert len(calls) == 3 and after.cube != first.cube
-    # a single image is always read anew
+    # a single image is always read anew, unless the caller asks to keep the cube
     rd.read_image(img, prof)
     assert len(calls) == 4
+    rd.read_image(img, prof, keep_cube=True)
+    assert len(calls) == 5  # nothing kept yet: read_image without keep_cube keeps nothing
+    again = rd.read_image(moved, prof, keep_cube=True)
+    assert len(calls) == 5 and again.cube == first.cube
+    rd.read_image(hidden, prof, keep_cube=True)
+    assert len(calls) == 6
 
 
 def test_hand_over_the_cubes_place_is_never_read() -> None:

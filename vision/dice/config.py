@@ -60,6 +60,15 @@ class DiceConfig:
     called flat, 2 of 245 cocked dice."""
     on_die_min_probability: float = 0.5
     """A cocked die with P(on the other die) at or above this rests on top of the other die."""
+    leaning_min_probability: float = 0.99032
+    """:func:`vision.dice.pose.pose_call`: P(leaning) at or above this, or ...  Tuned on the validation
+    slice of the pose renders (training seeds 30000-30260 % 10 == 0, 216 frames, 864 dice: the highest
+    P(leaning) of a flat die at the die stage's centre, plus half its distance to 1).  Held out (seeds
+    901550-901599, 300 frames, die_pose.onnx v2): 34 of 217 cocked dice called cocked, 0 of 662 flat
+    (the sum rule of ``cocked_min_probability``: 22 and 0)."""
+    on_die_call_min_probability: float = 0.99982
+    """... P(on the other die) at or above this: cocked (tuned likewise; a die-stage centre 10-18 mm
+    off a flat die looks like a die raised on another: the two outliers of the slice)."""
     white_dice_bgr: tuple[int, int, int] | None = None
     """Body colour (BGR) of White's dice and ...."""
     black_dice_bgr: tuple[int, int, int] | None = None

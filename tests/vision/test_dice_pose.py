@@ -107,18 +107,33 @@ def test_pose_patch_rectifies_a_flat_top_face_to_a_centred_square_of_its_edge() 
 
 
 def test_calls_and_threshold_tuning() -> None:
-    from vision.training.pose import call, tally, tune
+    """Leaning and on-the-other-die evidence each have their own threshold: an on-die outlier among the
+    flat dice of the tuning slice raises only the on-die threshold, and the leaning dice stay callable."""
+    from vision.dice.config import DiceConfig
+    from vision.dice.pose import PoseGuess, pose_call
+    from vision.training.pose import call, config_thresholds, tally, tune
 
-    assert call([0.001, 0.998, 0.001], 0.99, 0.99) is True
-    assert call([0.995, 0.004, 0.001], 0.99, 0.99) is False
-    assert call([0.5, 0.4, 0.1], 0.99, 0.99) is None
+    th = {"leaning_min_probability": 0.99, "on_die_call_min_probability": 0.999, "flat_min_probability": 0.99,
+          "on_die_min_probability": 0.5}
+    assert call([0.001, 0.998, 0.001], th) is True
+    assert call([0.001, 0.009, 0.99], th) is None  # P(on die) below its own threshold
+    assert call([0.0, 0.0005, 0.9995], th) is True
+    assert call([0.995, 0.004, 0.001], th) is False
+    assert call([0.5, 0.4, 0.1], th) is None
+    d = DiceConfig(leaning_min_probability=0.99, on_die_call_min_probability=0.999, flat_min_probability=0.99)
+    assert pose_call(PoseGuess(0.0, 0.0005, 0.9995), d) == (True, 1.0, True, 0.0)
+    assert set(config_thresholds(DiceConfig())) == set(th)
     rows = [{"label": 0, "at_found": [0.99, 0.009, 0.001], "hidden": False, "tilt": 0.0, "leaning_on": None},
+            {"label": 0, "at_found": [0.01, 0.01, 0.98], "hidden": False, "tilt": 0.0, "leaning_on": None},
             {"label": 1, "at_found": [0.02, 0.97, 0.01], "hidden": False, "tilt": 20.0, "leaning_on": "rail"},
-            {"label": 2, "at_found": [0.001, 0.1, 0.899], "hidden": False, "tilt": 2.0, "leaning_on": "die_top"}]
-    th = tune(rows)
-    assert 0.01 < th["cocked_min_probability"] <= 0.999 and 0.02 < th["flat_min_probability"] <= 0.99
-    t = tally(rows, th["cocked_min_probability"], th["flat_min_probability"], th["on_die_min_probability"])
+            {"label": 2, "at_found": [0.001, 0.1, 0.899], "hidden": False, "tilt": 2.0, "leaning_on": "die_top"},
+            {"label": 2, "at_found": [0.0, 0.001, 0.999], "hidden": False, "tilt": 2.0, "leaning_on": "die_top"}]
+    tu = tune(rows)
+    assert tu["leaning_min_probability"] == pytest.approx(0.505) and tu["on_die_call_min_probability"] == pytest.approx(0.99)
+    assert 0.02 < tu["flat_min_probability"] <= 0.99
+    t = tally(rows, tu)
     assert (t["flat_called_cocked"], t["cocked_flat"], t["cocked_found"], t["on_die_found"]) == (0, 0, 2, 1)
+    assert t["cocked_unsure"] == 1  # the on-die die at 0.899: below the flat die's 0.98
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +157,7 @@ def pose_frames() -> list[tuple[Any, Any, dict[str, Any]]]:
 
 def test_pose_of_on_rendered_dice(pose_frames: list[tuple[Any, Any, dict[str, Any]]]) -> None:
     """At the up face's centre: no flat die called cocked, no cocked die called flat, and some dice
-    decided (held-out rates: see ``DiceConfig.cocked_min_probability`` and die_pose.train.json)."""
+    decided (held-out rates: see ``DiceConfig.leaning_min_probability`` and die_pose.train.json)."""
     from vision.dice.board import pose_of
     from vision.preprocess import to_gray
     from vision.training.pose import hidden_under, pose_centres

@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.dice.classify import MODEL_DIR
+from vision.dice.config import DiceConfig
 from vision.preprocess import onnx_session
 
 DIE_POSE_MODEL = MODEL_DIR / "die_pose.onnx"
@@ -72,6 +73,19 @@ class PoseGuess:
     flat: float
     cocked: float
     on_die: float
+
+
+def pose_call(g: PoseGuess, dcfg: DiceConfig) -> tuple[bool | None, float, bool, float]:
+    """(cocked, confidence, on the other die, P(flat)) from the model's probabilities: cocked when
+    P(leaning) or P(on the other die) reaches its own threshold (``DiceConfig.leaning_min_probability``,
+    ``on_die_call_min_probability``: one outlier of either kind on the tuning slice no longer holds the
+    other back), flat when P(flat) reaches ``flat_min_probability``, else None (unsure)."""
+    up = g.cocked + g.on_die
+    if g.cocked >= dcfg.leaning_min_probability or g.on_die >= dcfg.on_die_call_min_probability:
+        return (True, up, g.on_die >= dcfg.on_die_min_probability, g.flat)
+    if g.flat >= dcfg.flat_min_probability:
+        return (False, g.flat, False, g.flat)
+    return (None, max(g.flat, up), False, g.flat)
 
 
 def camera_centre(profile: Any) -> npt.NDArray[np.float64]:

@@ -424,17 +424,27 @@ def pose_rows(folder: Path, seeds: range, *, limit: int | None = None, log: Any 
     return rows
 
 
-def call(p: list[float], cocked_min: float, flat_min: float) -> bool | None:
-    """The pose stage's decision on (P(flat), P(cocked), P(on die)): True cocked, False flat, None unsure."""
-    if p[1] + p[2] >= cocked_min:
-        return True
-    if p[0] >= flat_min:
-        return False
-    return None
+def call(p: list[float], th: dict[str, float]) -> bool | None:
+    """The pose stage's decision (:func:`vision.dice.pose.pose_call`) on (P(flat), P(cocked), P(on die))
+    at the thresholds ``th`` (:class:`vision.dice.config.DiceConfig` field names): True cocked, False flat,
+    None unsure."""
+    from vision.dice.config import DiceConfig
+    from vision.dice.pose import PoseGuess, pose_call
+
+    d = DiceConfig(leaning_min_probability=th["leaning_min_probability"], flat_min_probability=th["flat_min_probability"],
+                   on_die_call_min_probability=th["on_die_call_min_probability"], on_die_min_probability=th["on_die_min_probability"])
+    return pose_call(PoseGuess(p[0], p[1], p[2]), d)[0]
 
 
-def tally(rows: list[dict[str, Any]], cocked_min: float, flat_min: float, on_die_min: float,
-          where: str = "at_found") -> dict[str, Any]:
+def config_thresholds(d: Any) -> dict[str, float]:
+    """The pose thresholds of a :class:`vision.dice.config.DiceConfig`."""
+    return {k: getattr(d, k) for k in POSE_THRESHOLDS}
+
+
+POSE_THRESHOLDS = ("leaning_min_probability", "on_die_call_min_probability", "flat_min_probability", "on_die_min_probability")
+
+
+def tally(rows: list[dict[str, Any]], th: dict[str, float], where: str = "at_found") -> dict[str, Any]:
     """Counts of the calls over ``rows`` (only dice the die stage found when ``where`` is ``at_found``)."""
     t: dict[str, Any] = {"flat_n": 0, "flat_called_cocked": 0, "flat_unsure": 0, "flat_called_on_die": 0,
                          "cocked_n": 0, "cocked_found": 0, "cocked_unsure": 0, "cocked_flat": 0,
@@ -445,8 +455,8 @@ def tally(rows: list[dict[str, Any]], cocked_min: float, flat_min: float, on_die
         p = r[where]
         if p is None or r["hidden"]:
             continue
-        c = call(p, cocked_min, flat_min)
-        on = bool(c) and p[2] >= on_die_min
+        c = call(p, th)
+        on = bool(c) and p[2] >= th["on_die_min_probability"]
         if (c is True) != (r["label"] != 0) and c is not None:
             wrong.append(f"{r['frame']} {'flat' if r['label'] == 0 else r['leaning_on']} tilt {r['tilt']:.0f} "
                          f"{r.get('scheme')} camera {r.get('camera_tilt', 0):.0f}deg: called {'cocked' if c else 'flat'} "
@@ -476,13 +486,19 @@ def tally(rows: list[dict[str, Any]], cocked_min: float, flat_min: float, on_die
 
 
 def tune(rows: list[dict[str, Any]], where: str = "at_found") -> dict[str, float]:
-    """Thresholds from a tuning slice: the lowest "cocked" threshold that calls no flat die cocked and
-    the lowest "flat" threshold that calls no cocked die flat (each with a margin), P(on die) 0.5."""
-    flat_up = sorted(r[where][1] + r[where][2] for r in rows if r[where] is not None and r["label"] == 0 and not r["hidden"])
-    cocked_flat = sorted(r[where][0] for r in rows if r[where] is not None and r["label"] != 0 and not r["hidden"])
-    c = min(0.9999, 1 - (1 - max(flat_up, default=0.5)) / 2)
-    f = min(0.9999, 1 - (1 - max(cocked_flat, default=0.5)) / 2)
-    return {"cocked_min_probability": round(c, 5), "flat_min_probability": round(f, 5), "on_die_min_probability": 0.5}
+    """Thresholds from a tuning slice: the lowest P(leaning) and the lowest P(on the other die) that
+    call no flat die cocked, and the lowest P(flat) that calls no cocked die flat, each raised by half
+    its distance to 1; P(on die) 0.5 tells a cocked die on the other die from a leaning one."""
+    ok = [r[where] for r in rows if r[where] is not None and not r["hidden"]]
+    labels = [r["label"] for r in rows if r[where] is not None and not r["hidden"]]
+
+    def above(vals: list[float]) -> float:
+        return round(min(0.9999, 1 - (1 - max(vals, default=0.5)) / 2), 5)
+
+    return {"leaning_min_probability": above([p[1] for p, y in zip(ok, labels, strict=True) if y == 0]),
+            "on_die_call_min_probability": above([p[2] for p, y in zip(ok, labels, strict=True) if y == 0]),
+            "flat_min_probability": above([p[0] for p, y in zip(ok, labels, strict=True) if y != 0]),
+            "on_die_min_probability": 0.5}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -549,10 +565,9 @@ def main(argv: list[str] | None = None) -> int:
     d = DiceConfig()
     res["held_out"] = f"{pose_dir(w, h)} seeds {seeds.start}-{seeds.stop - 1} ({len({r['frame'] for r in rows})} frames)"
     res["dice"] = {"n": len(rows), "found": sum(r["found"] for r in rows), "hidden_under_a_die": sum(r["hidden"] for r in rows)}
-    res["config"] = tally(rows, d.cocked_min_probability, d.flat_min_probability, d.on_die_min_probability)
+    res["config"] = tally(rows, config_thresholds(d))
     if "tuned" in res:
-        tu = res["tuned"]
-        res["tuned_calls"] = tally(rows, tu["cocked_min_probability"], tu["flat_min_probability"], tu["on_die_min_probability"])
+        res["tuned_calls"] = tally(rows, res["tuned"])
     ms = sorted(r["pose_ms"] for r in rows if r["pose_ms"] is not None)
     cpu = sorted(r["pose_cpu_ms"] for r in rows if r["pose_cpu_ms"] is not None)
     res["pose_of_ms_median_per_frame"] = round(ms[len(ms) // 2], 3) if ms else None

@@ -177,8 +177,10 @@ class GatedReader:
     the following still frames reuse that reading.  So the frame rate does not depend on the cost
     of a full reading, except when the scene changes.
 
-    ``reader`` needs ``read_image(image, profile, seq=, t=, covered=)`` and ``config`` (a
-    :class:`vision.config.VisionConfig`); ``board_check=False`` skips the board tracker.
+    ``reader`` needs ``read_image(image, profile, seq=, t=, covered=, keep_cube=)`` and ``config`` (a
+    :class:`vision.config.VisionConfig`); ``board_check=False`` skips the board tracker.  The full
+    readings keep the last confident cube reading while no pixel the cube stage reads has changed
+    (``keep_cube``: the reader's own live loop does the same).
 
     ``rescue`` (on by default, as the demo's ``referee.rendered.RealVision``): the gate takes a
     region as covered by a hand when skin-coloured pixels differ from its reference, and renews the
@@ -247,7 +249,8 @@ class GatedReader:
         try:
             if self.board_check:
                 job.paused = not self._check_board(job.image, job.t)
-            job.obs = self.reader.read_image(job.image, self.profile, seq=job.seq, t=job.t, covered=job.covered)
+            job.obs = self.reader.read_image(job.image, self.profile, seq=job.seq, t=job.t, covered=job.covered,
+                                             keep_cube=True)
         except Exception as exc:  # handed to the loop's thread (a corrupt frame, a vision fault)
             job.error = exc
         finally:

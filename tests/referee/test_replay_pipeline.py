@@ -60,7 +60,7 @@ class FakeReader:
         self.calls: list[int] = []
 
     def read_image(self, image: Any, profile: Any, *, seq: int = 0, t: float = 0.0,
-                   covered: frozenset[str] = frozenset()) -> BoardObservation:
+                   covered: frozenset[str] = frozenset(), keep_cube: bool = False) -> BoardObservation:
         if self.release is not None and not self.release.wait(10.0):
             raise AssertionError("the full reading was never released: the frames behind it stalled")
         self.calls.append(seq)

@@ -184,7 +184,7 @@ class SlotSampler:
         return m.reshape(-1, P, P, 3)[: len(self.slots) * 2].reshape(len(self.slots), 2, P, P, 3)
 
 
-TRAY_LENGTH = 96
+TRAY_LENGTH = 128
 """Strip length (px) along a tray, from its outer end (where bearing off starts)."""
 TRAY_WIDTH = 24
 """Strip width (px) across a tray."""

@@ -400,9 +400,9 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
     }
 
 
-def evaluate_trays(cfg: VisionConfig, first: int = 900_900, count: int = 40) -> dict[str, Any]:
+def evaluate_trays(cfg: VisionConfig, first: int = 900_900, count: int = 20) -> dict[str, Any]:
     """The tray reading on its own on the tray renders of held-out scenes ``first..first+count``
-    (``trays_eval_1280x720``: 0..15 borne off per side, ``python -m vision.training.trays render 900900 40 5
+    (``trays_eval_1280x720``: 0..15 borne off per side, ``python -m vision.training.trays render 900900 20 5
     1280 720 trays_eval``): right / wrong / unsure per tray at ``count_min_confidence``, with the model's
     reading alone and cross-checked with the board (``checkers.tray_readings``), and by true count."""
     from collections import Counter

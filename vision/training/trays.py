@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from rules.position import BAR, CHECKERS, OFF, Position, Side
-from vision.checkers import TRAY_CLASSES, TRAY_HAND, TRAY_MODEL, TraySampler
+from vision.checkers import TRAY_CLASSES, TRAY_HAND, TRAY_LENGTH, TRAY_MODEL, TraySampler
 from vision.training.rendered import (
     TRAIN_SEEDS,
     Rendered,
@@ -136,7 +136,7 @@ def rendered_trays(r: Rendered) -> tuple[np.ndarray, np.ndarray]:
 
 def cached_trays(r: Rendered) -> tuple[np.ndarray, np.ndarray]:
     """:func:`rendered_trays`, cached beside the render cache (``tray_strips/``)."""
-    d = cache_dir() / "tray_strips"
+    d = cache_dir() / f"tray_strips{TRAY_LENGTH}"
     d.mkdir(parents=True, exist_ok=True)
     f = d / f"{r.image_path.parent.name}_{r.image_path.stem}.npz"
     if f.is_file():
@@ -161,12 +161,12 @@ def tray_net() -> Any:
         return [nn.Conv2d(i, o, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU()]
 
     layers = [*block(6, 16, (2, 2)), *block(16, 32, (2, 2)), *block(32, 48, (2, 2)), *block(48, 64, (2, 1))]
-    flat = 64 * (TRAY_LENGTH // 16) * (TRAY_WIDTH // 8)
+    flat = 64 * math.ceil(TRAY_LENGTH / 16) * math.ceil(TRAY_WIDTH / 8)
 
     class _Net(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.body = nn.Sequential(*layers, nn.Flatten(), nn.Dropout(0.2), nn.Linear(flat, 96), nn.ReLU(),
+            self.body = nn.Sequential(*layers, nn.Flatten(), nn.Dropout(0.3), nn.Linear(flat, 96), nn.ReLU(),
                                       nn.Linear(96, len(TRAY_CLASSES)))
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -223,6 +223,13 @@ def train(out: Path, *, seed: int = 7, epochs: int = 30, lr: float = 3e-3) -> di
             wb = 1 + 0.1 * (torch.rand(n, 1, 1, 1, 3, generator=gen) - 0.5)
             o = 30 * (torch.rand(n, 1, 1, 1, 1, generator=gen) - 0.5)
             xb = (xb * g * wb + o + 3 * torch.randn(xb.shape, generator=gen)).clamp(0, 255)
+            # mirror across the tray (a mirrored scene is a scene: checkers are round) and shift the
+            # strip by up to 2 px along it (the row's length, which is the count, is unchanged)
+            flip = torch.rand(n, generator=gen) < 0.5
+            xb[flip] = xb[flip].flip(3)
+            shift = int(torch.randint(-2, 3, (1,), generator=gen))
+            rows = (torch.arange(xb.shape[2]) + shift).clamp(0, xb.shape[2] - 1)
+            xb = xb[:, :, rows]
             logits = model(xb)
             loss = nn.functional.cross_entropy(logits, yt[idx])
             opt.zero_grad()

@@ -250,3 +250,28 @@ def test_the_less_flat_the_die_the_surer_its_face_must_be() -> None:
     assert face_needed(0.05, cfg, d) == d.leaning_face_min_probability
     assert face_needed(d.leaning_max_flat, cfg, d) == d.tilted_face_min_probability  # the bounds: below, not at
     assert face_needed(0.5, cfg, d) == cfg.face_min_confidence
+
+
+def test_a_peak_centre_is_the_weighted_mean_of_its_cells() -> None:
+    """Two equal neighbouring cells: the regressed centre of the peak cell alone, or halfway between
+    both cells' centres with ``centroid``; a lone cell is where its own offset puts it."""
+    from vision.dice.detect import STRIDE, DieDetector
+
+    class _Heat(DieDetector):
+        def __init__(self, heat: np.ndarray) -> None:  # no model: a given heat map
+            self._heat = heat
+
+        def heat(self, top: np.ndarray) -> np.ndarray:
+            return self._heat
+
+    h = np.zeros((3, 10, 10), np.float32)
+    h[0, 4, 4] = h[0, 4, 5] = 0.9  # two cells of one die, no offsets
+    h[0, 8, 1] = 0.8
+    h[1, 8, 1], h[2, 8, 1] = 0.25, -0.5
+    top = np.zeros((40, 40, 3), np.uint8)
+    plain = _Heat(h).peaks(top, 0.5, 4)
+    cen = _Heat(h).peaks(top, 0.5, 4, centroid=True)
+    assert (plain[0].u, plain[0].v) == (4.5 * STRIDE - 0.5, 4.5 * STRIDE - 0.5)
+    assert (cen[0].u, cen[0].v) == (5.0 * STRIDE - 0.5, 4.5 * STRIDE - 0.5)  # halfway between the two cells
+    lone = next(p for p in cen if p.score < 0.85)
+    assert np.allclose((lone.u, lone.v), ((1.5 + 0.25) * STRIDE - 0.5, (8.5 - 0.5) * STRIDE - 0.5))

@@ -130,7 +130,7 @@ def scored_candidates(image: npt.NDArray[Any], profile: Any, search: DiceSearch 
     """
     search = search or DiceSearch(profile)
     top = top_view(image, search.map_x, search.map_y)
-    peaks = detector().peaks(top, dcfg.detect_min_score, dcfg.detect_max_peaks)
+    peaks = detector().peaks(top, dcfg.detect_min_score, dcfg.detect_max_peaks, centroid=dcfg.detect_centroid)
     if not peaks:
         return []
     mm = np.array([search.to_mm(p.u, p.v) for p in peaks])
@@ -422,7 +422,7 @@ def read_dice(
     top_model = top_classifier(classifier)
     if top_model is not None:
         top = top_view(image, *search.fixed_maps)
-        peaks = detector().peaks(top, dcfg.detect_min_score, dcfg.detect_max_peaks)
+        peaks = detector().peaks(top, dcfg.detect_min_score, dcfg.detect_max_peaks, centroid=dcfg.detect_centroid)
         if not peaks:
             return ()
         cmm = np.array([search.to_mm(p.u, p.v) for p in peaks])

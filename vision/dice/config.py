@@ -21,6 +21,9 @@ class DiceConfig:
 
     detect_min_score: float = 0.2
     """Detector peaks (die-centre score 0..1) below this are not candidates."""
+    detect_centroid: bool = False
+    """A peak's centre is the score-weighted mean of its 3x3 cells' regressed centres (else the peak
+    cell's own; see ``DieDetector.peaks``)."""
     detect_max_peaks: int = 8
     """At most this many detector peaks are read by the face classifier (best first)."""
     board_notdie_max: float = 0.05

@@ -380,7 +380,7 @@ def counts_from_slot_probs(
         tw, tb = tray_readings(trays, (on_w, on_b), (*points, bar), covered,
                                _DEFAULTS.tray_disagree_factor if tray_disagree_factor is None else tray_disagree_factor,
                                hand_max)
-        regions = totals_cross_check((*points, bar), (tw, tb))
+        regions = totals_cross_check((*points, bar), (tw, tb), full_row=len(groups["p1"]) if "p1" in groups else None)
         return CheckerReadings(regions[:24], regions[24], (tw, tb))
     weakest = min(r.confidence for r in (*points, bar))
     tw = CountReading(max(0, CHECKERS - on_w), 0, weakest if on_w <= CHECKERS else 0.0,
@@ -440,7 +440,7 @@ def _count(w: int, b: int, side: Side) -> int:
 
 
 def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountReading, CountReading],
-                       trust: float | None = None) -> tuple[CountReading, ...]:
+                       trust: float = TRAY_DOUBT, full_row: int | None = None) -> tuple[CountReading, ...]:
     """The board's readings (points and bar) checked against the trays read from the image: each
     side has 15 checkers.
 
@@ -449,11 +449,13 @@ def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountRea
     probability is multiplied by the sum of all the other error probabilities of the board and the
     tray (no relief when that sum reaches 1, e.g. when a region is unread).  This is what lets a tall
     stack (whose full-row error weight makes it unsure alone) be read confidently when everything
-    else adds up.  When the total is off while the tray is read at ``trust`` or better (default
-    ``count_min_confidence``), every region with an alternative that would make it add up is capped
-    at ``TRAY_DOUBT`` (the typical trace of a missed second layer, 6 read as 5); a board that is off
-    with no such alternative stays as read (a checker is off the board: a hit not put on the bar)."""
-    th = _DEFAULTS.count_min_confidence if trust is None else trust
+    else adds up.  When the total is off while the tray is read at ``trust`` or better (capping is the
+    safe direction, so a tray read at ``TRAY_DOUBT`` is enough), every region with an alternative that
+    would make it add up, and every point of that colour holding a full row or more (``full_row``
+    checkers: its typical error is a missed or phantom second layer even where the decoder lists no
+    alternative), is capped at ``TRAY_DOUBT``; a board that is off with no such region stays as read
+    (a checker is off the board: a hit not put on the bar)."""
+    th = trust
     sides = (Side.WHITE, Side.BLACK)
     errs = [1.0 - r.confidence for r in readings]
     board_err = sum(errs)
@@ -471,12 +473,13 @@ def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountRea
     if not holds and not fix:
         return readings
     out = []
-    for r, err in zip(readings, errs, strict=True):
-        if r.confidence <= 0.0 or not r.alternatives:
+    for i, (r, err) in enumerate(zip(readings, errs, strict=True)):
+        tall = full_row is not None and i < 24 and any(_count(r.white, r.black, sd) >= full_row for sd in fix)
+        if r.confidence <= 0.0 or not (r.alternatives or tall):
             out.append(r)
             continue
-        if any(_count(w, b, sd) - _count(r.white, r.black, sd) == d for w, b, _ in r.alternatives
-               for sd, d in fix.items()):
+        if tall or any(_count(w, b, sd) - _count(r.white, r.black, sd) == d for w, b, _ in r.alternatives
+                       for sd, d in fix.items()):
             out.append(CountReading(r.white, r.black, min(r.confidence, TRAY_DOUBT), r.alternatives))
             continue
         relief = 0.0

@@ -114,6 +114,13 @@ def test_a_board_that_does_not_add_up_doubts_the_stack_that_could_fix_it() -> No
     board = _board(points)
     trays = (CountReading(10, 0, 0.9999), CountReading(0, 5, 0.9999))  # white: 14 in all
     assert totals_cross_check(board, trays) == board
+    # ...unless a full row stands on the board: its typical error (a missed second layer) is
+    # capped even when the decoder lists no alternative
+    points[2] = (5, 0)
+    board = _board(points)
+    trays = (CountReading(9, 0, 0.9999), CountReading(0, 5, 0.9999))  # white: 14 in all
+    out = totals_cross_check(board, trays, full_row=5)
+    assert out[2].confidence <= TRAY_DOUBT and out[23] == board[23]
 
 
 def test_more_than_fifteen_is_never_relieved() -> None:

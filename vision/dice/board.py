@@ -33,7 +33,7 @@ from vision.dice.classify import FaceClassifier, FaceGuess, board_classifier, to
 from vision.dice.config import DiceConfig
 from vision.dice.detect import detector, top_view
 from vision.dice.find import nms
-from vision.dice.pose import POSE_PLANES, POSE_SPAN, pose_classifier, pose_patches
+from vision.dice.pose import POSE_PLANES, POSE_SPAN, pose_call, pose_classifier, pose_patches
 from vision.dice.topface import top_face_patches
 from vision.observation import DieReading
 from vision.preprocess import CONTEXT, PATCH, Square, crop_patch, to_gray
@@ -310,24 +310,15 @@ def side_face_readings(mm: npt.NDArray[Any], camera_xy: tuple[float, float], edg
 def pose_of(gray: npt.NDArray[Any], profile: Any, centres: list[tuple[float, float]],
             dcfg: DiceConfig = DICE) -> list[tuple[bool | None, float, bool, float]]:
     """(cocked, confidence, on the other die, P(flat)) per die centre (board mm), from the top face's
-    geometry in board coordinates (:mod:`vision.dice.pose`).  Between the thresholds of
-    :class:`DiceConfig` the answer is None ("unsure"), never a guess: a false "cocked" voids a legal
-    roll, a false "flat" lets a cocked die stand."""
+    geometry in board coordinates (:mod:`vision.dice.pose`, its calls by ``pose.pose_call``).  Between
+    the thresholds of :class:`DiceConfig` the answer is None ("unsure"), never a guess: a false
+    "cocked" voids a legal roll, a false "flat" lets a cocked die stand."""
     model = pose_classifier()
     if model is None or not centres:
         return [(None, 0.0, False, 0.0)] * len(centres)
     dmin, dmax = profile.spec.die_size_mm
     edge = (dmin + dmax) / 2
-    out: list[tuple[bool | None, float, bool, float]] = []
-    for g in model.classify(pose_patches(gray, profile, centres, edge)):
-        up = g.cocked + g.on_die
-        if up >= dcfg.cocked_min_probability:
-            out.append((True, up, g.on_die >= dcfg.on_die_min_probability, g.flat))
-        elif g.flat >= dcfg.flat_min_probability:
-            out.append((False, g.flat, False, g.flat))
-        else:
-            out.append((None, max(g.flat, up), False, g.flat))
-    return out
+    return [pose_call(g, dcfg) for g in model.classify(pose_patches(gray, profile, centres, edge))]
 
 
 def die_colour(image: npt.NDArray[Any], sq: Square) -> tuple[float, float, float]:

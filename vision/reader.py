@@ -25,9 +25,12 @@ import numpy.typing as npt
 
 from vision.checkers import (
     SLOT_MODEL,
+    TRAY_MODEL,
     CheckerReadings,
     SlotClassifier,
     SlotSampler,
+    TrayClassifier,
+    TraySampler,
     counts_from_slot_probs,
 )
 from vision.config import VisionConfig
@@ -41,6 +44,7 @@ from vision.observation import BoardObservation, CountReading, CubeReading, DieR
 class _ProfileState:
     def __init__(self, profile: Any, config: VisionConfig, patch: int) -> None:
         self.sampler = SlotSampler(profile, patch)
+        self.trays = TraySampler(profile)
         self.cube = CubeSampler(profile)
         self.cube_watch = CubeWatch(self.cube, profile.image_size)
         self.cube_kept: tuple[CubeSnapshot, CubeReading] | None = None
@@ -56,10 +60,11 @@ class BoardReader:
     """Reads frames of one or more calibrated boards.  Not thread-safe: one per camera loop."""
 
     def __init__(self, config: VisionConfig | None = None, *, face_model: Path = DIE_FACE_MODEL,
-                 slot_model: Path = SLOT_MODEL) -> None:
+                 slot_model: Path = SLOT_MODEL, tray_model: Path = TRAY_MODEL) -> None:
         self.config = config or VisionConfig()
         self.faces = FaceClassifier(face_model)
         self.slots = SlotClassifier(slot_model)
+        self.trays = TrayClassifier(tray_model)
         default_numeral()  # the cube model, loaded now rather than on the first frame
         self._state: dict[int, _ProfileState] = {}
         self.last_cpu_ms: tuple[tuple[str, float], ...] = ()
@@ -115,9 +120,11 @@ class BoardReader:
         clock = _StageClock()
         patches = st.sampler.patches(image)
         probs = self.slots.probabilities(patches, cfg.slot_temperature)
+        tray_probs = self.trays.probabilities(st.trays.strips(image))
         checkers: CheckerReadings = counts_from_slot_probs(st.sampler.slots, probs, covered, cfg.slot_hand_max,
                                                                cfg.slot_layer_error_factor,
-                                                               cfg.slot_neighbour_hand_max, cfg.slot_object_weight)
+                                                               cfg.slot_neighbour_hand_max, cfg.slot_object_weight,
+                                                               tray_probs, cfg.tray_disagree_factor)
         clock.lap("checkers")
         dice: tuple[DieReading, ...] = read_dice(image, profile, self.faces, cfg, st.dice)
         clock.lap("dice")

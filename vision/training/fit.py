@@ -2,8 +2,9 @@
 
 Seeded shuffled mini-batches of 128, AdamW and a one-cycle learning rate peaking at 3e-3, cross
 entropy; the same seed gives the same weights.  Each model's own module builds its data and model,
-says what is augmented and how the loss is weighted, and writes its record.  (The checker-slot
-model draws class-balanced batches of 256 and keeps its own loop in ``vision/training/slots.py``.)
+says what is augmented and how the loss is weighted, and writes its record.  The checker-slot and
+tray models draw each epoch's samples with replacement, weighted to balance their rare classes
+(``sample_weight``), in batches of their own size and at their own peak learning rate.
 """
 
 from __future__ import annotations
@@ -30,26 +31,33 @@ class EpochStats:
 def fit_classifier(
     model: Any, xt: Any, yt: Any, *, epochs: int, seed: int, weight_decay: float = 1e-4,
     label_smoothing: float = 0.0, class_weight: Any = None, augment: Callable[[Any, Any], Any] | None = None,
-    after_epoch: Callable[[EpochStats], None] | None = None,
+    after_epoch: Callable[[EpochStats], None] | None = None, lr: float = MAX_LR, batch: int = BATCH,
+    sample_weight: Any = None, samples_per_epoch: int | None = None,
 ) -> EpochStats | None:
     """Train ``model`` on tensors ``xt`` (inputs) and ``yt`` (class indices) in place; the model is left
     in eval mode after every epoch (``after_epoch`` may evaluate it).  ``augment(batch, generator)``
-    draws its randomness from the loop's seeded generator.  Returns the last epoch's figures."""
+    draws its randomness from the loop's seeded generator.  Each epoch is a shuffle of the samples,
+    or, with ``sample_weight`` (one weight per sample), ``samples_per_epoch`` (default: all) samples
+    drawn with replacement in proportion to it.  Returns the last epoch's figures."""
     import torch
     from torch import nn
 
-    opt = torch.optim.AdamW(model.parameters(), lr=MAX_LR, weight_decay=weight_decay)
-    steps = epochs * math.ceil(len(yt) / BATCH)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=MAX_LR, total_steps=steps)
+    per_epoch = len(yt) if samples_per_epoch is None else samples_per_epoch
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    steps = epochs * math.ceil(per_epoch / batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     gen = torch.Generator().manual_seed(seed)
     stats: EpochStats | None = None
     for epoch in range(epochs):
         model.train()
-        perm = torch.randperm(len(yt), generator=gen)
+        if sample_weight is None:
+            perm = torch.randperm(len(yt), generator=gen)
+        else:
+            perm = torch.multinomial(sample_weight, per_epoch, replacement=True, generator=gen)
         total, correct, loss_sum = 0, 0, 0.0
         loss = None
-        for i in range(0, len(perm), BATCH):
-            idx = perm[i : i + BATCH]
+        for i in range(0, len(perm), batch):
+            idx = perm[i : i + batch]
             xb = xt[idx] if augment is None else augment(xt[idx], gen)
             logits = model(xb)
             loss = nn.functional.cross_entropy(logits, yt[idx], weight=class_weight, label_smoothing=label_smoothing)
@@ -66,3 +74,16 @@ def fit_classifier(
         if after_epoch is not None:
             after_epoch(stats)
     return stats
+
+
+def jitter_layers(xb: Any, gen: Any) -> Any:
+    """Photometric jitter of a batch of uint8 samples (n, layers, ..., 3), the same on every layer:
+    exposure, white balance, offset and noise, drawn from the training loop's generator; float."""
+    import torch
+
+    xb = xb.float()
+    n = len(xb)
+    g = 1 + 0.3 * (torch.rand(n, 1, 1, 1, 1, generator=gen) - 0.5)
+    wb = 1 + 0.1 * (torch.rand(n, 1, 1, 1, 3, generator=gen) - 0.5)
+    o = 30 * (torch.rand(n, 1, 1, 1, 1, generator=gen) - 0.5)
+    return (xb * g * wb + o + 3 * torch.randn(xb.shape, generator=gen)).clamp(0, 255)

@@ -38,6 +38,7 @@ from vision.checkers import (
     counts_from_slot_probs,
     slot_labels,
 )
+from vision.training.fit import EpochStats, fit_classifier, jitter_layers
 from vision.training.rendered import TRAIN_SEEDS, Rendered, cache_dir, profile_for, rendered, variant_frames
 
 HOLDOUT_MOD = 10
@@ -227,7 +228,6 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
           max_frames: int | None = None, samples_per_epoch: int = 160_000, init_from: Path | None = None,
           lr: float = 3e-3, hand_labels: bool = False, arch: str = "fast") -> dict[str, Any]:
     import torch
-    from torch import nn
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
@@ -261,39 +261,17 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
     model = slot_net(patch, arch)
     if init_from is not None:
         load_onnx_weights(model, init_from)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     per_epoch = min(len(y), samples_per_epoch)
     batch = 256
-    steps = epochs * math.ceil(per_epoch / batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
-    gen = torch.Generator().manual_seed(seed)
-    wt = torch.from_numpy(w)
-    for epoch in range(epochs):
-        model.train()
-        idx_all = torch.multinomial(wt, per_epoch, replacement=True, generator=gen)
-        total = correct = 0
-        loss_sum = 0.0
-        for i in range(0, per_epoch, batch):
-            idx = idx_all[i : i + batch]
-            xb = xt[idx].float()
-            # photometric jitter (same on both layers): exposure, white balance, offset, noise
-            n = len(idx)
-            g = 1 + 0.3 * (torch.rand(n, 1, 1, 1, 1, generator=gen) - 0.5)
-            wb = 1 + 0.1 * (torch.rand(n, 1, 1, 1, 3, generator=gen) - 0.5)
-            o = 30 * (torch.rand(n, 1, 1, 1, 1, generator=gen) - 0.5)
-            xb = (xb * g * wb + o + 3 * torch.randn(xb.shape, generator=gen)).clamp(0, 255)
-            logits = model(xb)
-            loss = nn.functional.cross_entropy(logits, yt[idx], label_smoothing=label_smoothing)
-            opt.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            opt.step()
-            sched.step()
-            loss_sum += float(loss.detach()) * n
-            correct += int((logits.argmax(1) == yt[idx]).sum())
-            total += n
-        print(f"epoch {epoch + 1}/{epochs} loss {loss_sum / total:.4f} acc {correct / total:.4f}"
+
+    def report(e: EpochStats) -> None:
+        print(f"epoch {e.epoch + 1}/{epochs} loss {e.mean_loss:.4f} acc {e.train_accuracy:.4f}"
               f" [{time.time() - t0:.0f}s]", flush=True)
+
+    fit_classifier(model, xt, yt, epochs=epochs, seed=seed, label_smoothing=label_smoothing, augment=jitter_layers,
+                   after_epoch=report, lr=lr, batch=batch, sample_weight=torch.from_numpy(w),
+                   samples_per_epoch=per_epoch)
     model.eval()
     del x, xt
     torch.onnx.export(model, (torch.zeros(1, 2, patch, patch, 3, dtype=torch.uint8),), str(out),

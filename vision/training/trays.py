@@ -27,6 +27,7 @@ import numpy as np
 
 from rules.position import BAR, CHECKERS, OFF, Position, Side
 from vision.checkers import TRAY_CLASSES, TRAY_HAND, TRAY_LENGTH, TRAY_MODEL, TraySampler
+from vision.training.fit import EpochStats, fit_classifier, jitter_layers
 from vision.training.rendered import (
     TRAIN_SEEDS,
     Rendered,
@@ -188,7 +189,6 @@ def load(frames: list[Rendered]) -> tuple[np.ndarray, np.ndarray]:
 
 def train(out: Path, *, seed: int = 7, epochs: int = 30, lr: float = 3e-3) -> dict[str, Any]:
     import torch
-    from torch import nn
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
@@ -202,45 +202,25 @@ def train(out: Path, *, seed: int = 7, epochs: int = 30, lr: float = 3e-3) -> di
           f" [{time.time() - t0:.0f}s]", flush=True)
     w = np.array([1.0 / counts[int(v)] ** 0.5 for v in y])
     model = tray_net()
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
-    per_epoch = len(y)
     batch = 64
-    steps = epochs * math.ceil(per_epoch / batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
-    gen = torch.Generator().manual_seed(seed)
-    wt = torch.from_numpy(w)
-    for epoch in range(epochs):
-        model.train()
-        idx_all = torch.multinomial(wt, per_epoch, replacement=True, generator=gen)
-        total = correct = 0
-        loss_sum = 0.0
-        for i in range(0, per_epoch, batch):
-            idx = idx_all[i : i + batch]
-            xb = xt[idx].float()
-            n = len(idx)
-            g = 1 + 0.3 * (torch.rand(n, 1, 1, 1, 1, generator=gen) - 0.5)
-            wb = 1 + 0.1 * (torch.rand(n, 1, 1, 1, 3, generator=gen) - 0.5)
-            o = 30 * (torch.rand(n, 1, 1, 1, 1, generator=gen) - 0.5)
-            xb = (xb * g * wb + o + 3 * torch.randn(xb.shape, generator=gen)).clamp(0, 255)
-            # mirror across the tray (a mirrored scene is a scene: checkers are round) and shift the
-            # strip by up to 2 px along it (the row's length, which is the count, is unchanged)
-            flip = torch.rand(n, generator=gen) < 0.5
-            xb[flip] = xb[flip].flip(3)
-            shift = int(torch.randint(-2, 3, (1,), generator=gen))
-            rows = (torch.arange(xb.shape[2]) + shift).clamp(0, xb.shape[2] - 1)
-            xb = xb[:, :, rows]
-            logits = model(xb)
-            loss = nn.functional.cross_entropy(logits, yt[idx])
-            opt.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            opt.step()
-            sched.step()
-            loss_sum += float(loss.detach()) * n
-            correct += int((logits.argmax(1) == yt[idx]).sum())
-            total += n
-        print(f"epoch {epoch + 1}/{epochs} loss {loss_sum / total:.4f} acc {correct / total:.4f}"
+
+    def augment(xb: Any, gen: Any) -> Any:
+        xb = jitter_layers(xb, gen)
+        # mirror across the tray (a mirrored scene is a scene: checkers are round) and shift the
+        # strip by up to 2 px along it (the row's length, which is the count, is unchanged)
+        flip = torch.rand(len(xb), generator=gen) < 0.5
+        xb[flip] = xb[flip].flip(3)
+        shift = int(torch.randint(-2, 3, (1,), generator=gen))
+        rows = (torch.arange(xb.shape[2]) + shift).clamp(0, xb.shape[2] - 1)
+        return xb[:, :, rows]
+
+    def report(e: EpochStats) -> None:
+        print(f"epoch {e.epoch + 1}/{epochs} loss {e.mean_loss:.4f} acc {e.train_accuracy:.4f}"
               f" [{time.time() - t0:.0f}s]", flush=True)
+
+    fit_classifier(model, xt, yt, epochs=epochs, seed=seed, augment=augment, after_epoch=report, lr=lr, batch=batch,
+                   sample_weight=torch.from_numpy(w))
     model.eval()
     del x, xt
     torch.onnx.export(model, (torch.zeros(1, *TraySampler.SHAPE, dtype=torch.uint8),), str(out),

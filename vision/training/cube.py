@@ -51,7 +51,7 @@ from vision.cube import (
     find_cube_candidates,
     normalise_cube_patch,
 )
-from vision.training.fit import EpochStats, fit_classifier
+from vision.training.fit import EpochStats, export_onnx, fit_classifier
 from vision.training.rendered import cache_dir, profile_for
 
 CUBE_TRAIN_SEEDS = range(600_000, 610_000)
@@ -315,11 +315,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negat
 
     last = fit_classifier(model, xt, yt, epochs=epochs, seed=seed, after_epoch=report)
     acc = last.train_accuracy if last is not None else 0.0
-    out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(
-        model, (torch.zeros(1, 1, crop.patch, crop.patch),), str(out), input_names=["patch"], output_names=["logits"],
-        dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
-    )
+    export_onnx(model, torch.zeros(1, 1, crop.patch, crop.patch), out, input_name="patch")
     record: dict[str, object] = {
         "model": out.name,
         "seed": seed,

@@ -20,7 +20,7 @@ import numpy as np
 
 from vision.preprocess import PATCH, Square, U8Array, crop_patch, normalise_patch
 from vision.training.data import NOT_A_DIE, Sample, load, tomi_samples, webcam_samples
-from vision.training.fit import EpochStats, fit_classifier
+from vision.training.fit import EpochStats, export_onnx, fit_classifier
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 DICE_RENDERS = "dice_cocked"
@@ -156,12 +156,7 @@ def train(root: Path, out: Path, *, seed: int = 7, epochs: int = 12, rendered: P
         print(f"epoch {e.epoch + 1}/{epochs} loss {e.mean_loss:.4f} acc {e.train_accuracy:.4f}", flush=True)
 
     fit_classifier(model, xt, yt, epochs=epochs, seed=seed, label_smoothing=0.02, after_epoch=report)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    dummy = torch.zeros(1, 1, PATCH, PATCH)
-    torch.onnx.export(
-        model, (dummy,), str(out), input_names=["patch"], output_names=["logits"],
-        dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
-    )
+    export_onnx(model, torch.zeros(1, 1, PATCH, PATCH), out, input_name="patch")
     record: dict[str, object] = {
         "model": out.name,
         "seed": seed,
@@ -369,11 +364,8 @@ def train_detector(folders: list[Path], out: Path, *, seed: int = 7, steps: int 
         if (step + 1) % 200 == 0:
             print(f"step {step + 1}/{steps} loss {run:.4f} {time.time() - t0:.0f}s", flush=True)
     model.eval()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(
-        model, (torch.zeros(1, 3, 128, 128),), str(out), input_names=["top"], output_names=["heat"],
-        dynamic_axes={"top": {2: "h", 3: "w"}, "heat": {2: "h", 3: "w"}}, opset_version=17, dynamo=False,
-    )
+    export_onnx(model, torch.zeros(1, 3, 128, 128), out, input_name="top", output_name="heat",
+                dynamic_axes={"top": {2: "h", 3: "w"}, "heat": {2: "h", 3: "w"}})
     record: dict[str, object] = {
         "model": out.name, "seed": seed, "steps": steps, "batch": batch, "crop": 128,
         "frames": len(frames), "dice": n_dice, "folders": [str(f) for f in folders],
@@ -520,11 +512,7 @@ def train_top(rendered: Path, out: Path, *, seed: int = 7, epochs: int = 8, copi
 
     fit_classifier(model, xt, yt, epochs=epochs, seed=seed, label_smoothing=0.02, after_epoch=report)
     confusion = [[int(((yv == a) & (pv == b)).sum()) for b in range(7)] for a in range(7)]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(
-        model, (torch.zeros(1, 1, PATCH, PATCH),), str(out), input_names=["patch"], output_names=["logits"],
-        dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
-    )
+    export_onnx(model, torch.zeros(1, 1, PATCH, PATCH), out, input_name="patch")
     record: dict[str, object] = {
         "model": out.name, "input": "rectified up face (vision.dice.topface.top_face_patches), 32x32",
         "seed": seed, "epochs": epochs, "copies": copies, "folders": [str(f) for f in folders],
@@ -582,7 +570,6 @@ def finetune_photo(root: Path, out: Path, *, base: Path = MODELS / "die_face.onn
     index % 5 != 0, ``webcam_matteop65/Train``) and the drawn dice, at a low learning rate from the
     committed weights; export ONNX and the record.  The held-out parts are never read here."""
     import torch
-    from torch import nn
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
@@ -601,28 +588,13 @@ def finetune_photo(root: Path, out: Path, *, base: Path = MODELS / "die_face.onn
     print(f"samples {dict(sorted(counts.items()))} -> {len(y)} patches in {time.time() - t0:.0f}s", flush=True)
     model = fused_model_from_onnx(base)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    gen = torch.Generator().manual_seed(seed)
-    for epoch in range(epochs):
-        model.train()
-        perm = torch.randperm(len(yt), generator=gen)
-        total = correct = 0
-        for i in range(0, len(perm), 128):
-            idx = perm[i : i + 128]
-            logits = model(xt[idx])
-            loss = nn.functional.cross_entropy(logits, yt[idx], label_smoothing=0.02)
-            opt.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            opt.step()
-            correct += int((logits.argmax(1) == yt[idx]).sum())
-            total += len(idx)
-        print(f"epoch {epoch + 1}/{epochs} train acc {correct / max(total, 1):.4f} {time.time() - t0:.0f}s", flush=True)
-    model.eval()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(
-        model, (torch.zeros(1, 1, PATCH, PATCH),), str(out), input_names=["patch"], output_names=["logits"],
-        dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
-    )
+
+    def report(e: EpochStats) -> None:
+        print(f"epoch {e.epoch + 1}/{epochs} train acc {e.train_accuracy:.4f} {time.time() - t0:.0f}s", flush=True)
+
+    fit_classifier(model, xt, yt, epochs=epochs, seed=seed, label_smoothing=0.02, after_epoch=report, lr=lr,
+                   one_cycle=False)
+    export_onnx(model, torch.zeros(1, 1, PATCH, PATCH), out, input_name="patch")
     record: dict[str, object] = {
         "model": out.name, "base": base.name, "seed": seed, "epochs": epochs, "lr": lr, "copies": copies,
         "neg_copies": neg_copies, "train_samples": {str(k): v for k, v in sorted(counts.items())},
@@ -639,7 +611,6 @@ def finetune_top(rendered: Path, out: Path, *, base: Path = MODELS / "die_face_t
     (:func:`top_face_samples`) with more and stronger blur (defocused frames hold most of the dice
     it leaves unsure); export ONNX and the record with the validation accuracy."""
     import torch
-    from torch import nn
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
@@ -659,24 +630,14 @@ def finetune_top(rendered: Path, out: Path, *, base: Path = MODELS / "die_face_t
 
     before = val_acc()
     print(f"validation before {before:.4f}", flush=True)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    gen = torch.Generator().manual_seed(seed)
-    for epoch in range(epochs):
-        model.train()
-        perm = torch.randperm(len(yt), generator=gen)
-        for i in range(0, len(perm), 128):
-            idx = perm[i : i + 128]
-            loss = nn.functional.cross_entropy(model(xt[idx]), yt[idx], label_smoothing=0.02)
-            opt.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            opt.step()
-        print(f"epoch {epoch + 1}/{epochs} validation {val_acc():.4f} {time.time() - t0:.0f}s", flush=True)
+
+    def report(e: EpochStats) -> None:
+        print(f"epoch {e.epoch + 1}/{epochs} validation {val_acc():.4f} {time.time() - t0:.0f}s", flush=True)
+
+    fit_classifier(model, xt, yt, epochs=epochs, seed=seed, label_smoothing=0.02, after_epoch=report, lr=lr,
+                   one_cycle=False)
     after = val_acc()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(
-        model, (torch.zeros(1, 1, PATCH, PATCH),), str(out), input_names=["patch"], output_names=["logits"],
-        dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
-    )
+    export_onnx(model, torch.zeros(1, 1, PATCH, PATCH), out, input_name="patch")
     record: dict[str, object] = {
         "model": out.name, "base": base.name, "seed": seed, "epochs": epochs, "lr": lr, "blur_p": blur_p,
         "blur_max": blur_max, "folders": [str(f) for f in folders], "counts": counts,

@@ -32,20 +32,21 @@ def fit_classifier(
     model: Any, xt: Any, yt: Any, *, epochs: int, seed: int, weight_decay: float = 1e-4,
     label_smoothing: float = 0.0, class_weight: Any = None, augment: Callable[[Any, Any], Any] | None = None,
     after_epoch: Callable[[EpochStats], None] | None = None, lr: float = MAX_LR, batch: int = BATCH,
-    sample_weight: Any = None, samples_per_epoch: int | None = None,
+    sample_weight: Any = None, samples_per_epoch: int | None = None, one_cycle: bool = True,
 ) -> EpochStats | None:
     """Train ``model`` on tensors ``xt`` (inputs) and ``yt`` (class indices) in place; the model is left
     in eval mode after every epoch (``after_epoch`` may evaluate it).  ``augment(batch, generator)``
     draws its randomness from the loop's seeded generator.  Each epoch is a shuffle of the samples,
     or, with ``sample_weight`` (one weight per sample), ``samples_per_epoch`` (default: all) samples
-    drawn with replacement in proportion to it.  Returns the last epoch's figures."""
+    drawn with replacement in proportion to it.  ``one_cycle`` False keeps the learning rate at ``lr``
+    (the fine-tunes from committed weights).  Returns the last epoch's figures."""
     import torch
     from torch import nn
 
     per_epoch = len(yt) if samples_per_epoch is None else samples_per_epoch
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     steps = epochs * math.ceil(per_epoch / batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps) if one_cycle else None
     gen = torch.Generator().manual_seed(seed)
     stats: EpochStats | None = None
     for epoch in range(epochs):
@@ -64,7 +65,8 @@ def fit_classifier(
             opt.zero_grad()
             loss.backward()  # type: ignore[no-untyped-call]
             opt.step()
-            sched.step()
+            if sched is not None:
+                sched.step()
             loss_sum += float(loss.detach()) * len(idx)
             correct += int((logits.argmax(1) == yt[idx]).sum())
             total += len(idx)
@@ -87,3 +89,15 @@ def jitter_layers(xb: Any, gen: Any) -> Any:
     wb = 1 + 0.1 * (torch.rand(n, 1, 1, 1, 3, generator=gen) - 0.5)
     o = 30 * (torch.rand(n, 1, 1, 1, 1, generator=gen) - 0.5)
     return (xb * g * wb + o + 3 * torch.randn(xb.shape, generator=gen)).clamp(0, 255)
+
+
+def export_onnx(model: Any, example: Any, out: Any, *, input_name: str, output_name: str = "logits",
+                dynamic_axes: dict[str, dict[int, str]] | None = None) -> None:
+    """Export ``model`` (in eval mode) to ONNX at ``out`` (opset 17, the TorchScript exporter), traced on
+    ``example``; by default the batch dimension of the input and the output is dynamic."""
+    import torch
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    axes = dynamic_axes if dynamic_axes is not None else {input_name: {0: "n"}, output_name: {0: "n"}}
+    torch.onnx.export(model, (example,), str(out), input_names=[input_name], output_names=[output_name],
+                      dynamic_axes=axes, opset_version=17, dynamo=False)

@@ -38,7 +38,7 @@ from vision.checkers import (
     counts_from_slot_probs,
     slot_labels,
 )
-from vision.training.fit import EpochStats, fit_classifier, jitter_layers
+from vision.training.fit import EpochStats, export_onnx, fit_classifier, jitter_layers
 from vision.training.rendered import TRAIN_SEEDS, Rendered, cache_dir, profile_for, rendered, variant_frames
 
 HOLDOUT_MOD = 10
@@ -274,9 +274,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
                    samples_per_epoch=per_epoch)
     model.eval()
     del x, xt
-    torch.onnx.export(model, (torch.zeros(1, 2, patch, patch, 3, dtype=torch.uint8),), str(out),
-                      input_names=["slots"], output_names=["logits"],
-                      dynamic_axes={"slots": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    export_onnx(model, torch.zeros(1, 2, patch, patch, 3, dtype=torch.uint8), out, input_name="slots")
     rec: dict[str, Any] = {
         "model": out.name, "arch": arch, "seed": seed, "epochs": epochs, "samples_per_epoch": per_epoch, "batch": batch,
         "patch": patch, "training_frames": len(train_f), "held_out_frames": len(hold_f),

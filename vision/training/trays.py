@@ -27,7 +27,7 @@ import numpy as np
 
 from rules.position import BAR, CHECKERS, OFF, Position, Side
 from vision.checkers import TRAY_CLASSES, TRAY_HAND, TRAY_LENGTH, TRAY_MODEL, TraySampler
-from vision.training.fit import EpochStats, fit_classifier, jitter_layers
+from vision.training.fit import EpochStats, export_onnx, fit_classifier, jitter_layers
 from vision.training.rendered import (
     TRAIN_SEEDS,
     Rendered,
@@ -223,9 +223,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 30, lr: float = 3e-3) -> di
                    sample_weight=torch.from_numpy(w))
     model.eval()
     del x, xt
-    torch.onnx.export(model, (torch.zeros(1, *TraySampler.SHAPE, dtype=torch.uint8),), str(out),
-                      input_names=["trays"], output_names=["logits"],
-                      dynamic_axes={"trays": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    export_onnx(model, torch.zeros(1, *TraySampler.SHAPE, dtype=torch.uint8), out, input_name="trays")
     rec: dict[str, Any] = {
         "model": out.name, "seed": seed, "epochs": epochs, "batch": batch, "lr": lr,
         "training_frames": len(train_f), "held_out_frames": len(hold_f),

@@ -210,9 +210,10 @@ _FACES: Any = None
 def frame_samples(img_path: Path, truth: dict[str, Any], rng: random.Random, copies: tuple[int, int, int],
                   jitter_mm: float, with_found: bool = True) -> tuple[list[Any], list[int], list[float]]:
     """Pose patches (:class:`vision.dice.pose.PosePatch`) of every (visible) die of one frame,
-    ``copies[label]`` each, around its body's, its up face's or the die stage's found centre in turn,
-    jittered by up to ``jitter_mm`` (``with_found`` False: the die stage is not run, the jitter stands
-    for its error); labels; tilts."""
+    ``copies[label]`` each, around the die stage's found centre (when it found the die), its up face's
+    and its body's centre in turn (so even a flat die's 2 copies include the found centre), jittered by
+    up to ``jitter_mm`` (``with_found`` False: the die stage is not run, the jitter stands for its error);
+    labels; tilts."""
     from vision.dice.pose import pose_patch
     from vision.preprocess import to_gray
     from vision.training.rendered import profile_for
@@ -232,7 +233,8 @@ def frame_samples(img_path: Path, truth: dict[str, Any], rng: random.Random, cop
             continue
         lab = label_of(die)
         f = found[i]
-        cs = pose_centres(die, prof, edge) + ([f] if f is not None else [])
+        body, face = pose_centres(die, prof, edge)
+        cs = [f, face, body] if f is not None else [body, face]  # every found die has a patch at its found centre
         for k in range(copies[lab]):
             x, y = cs[k % len(cs)]
             c = (x + rng.uniform(-jitter_mm, jitter_mm), y + rng.uniform(-jitter_mm, jitter_mm))
@@ -249,7 +251,7 @@ def pose_samples(sources: list[tuple[Path, range]], *, seed: int = 7, copies: tu
 
     from vision.dice.pose import POSE_PATCH, POSE_PLANES, POSE_SPAN
 
-    key = f"{seed}_{copies}_{jitter_mm}_{POSE_PATCH}_{POSE_PLANES}_{POSE_SPAN}_view_{with_found}_" + "_".join(f"{d}{r.start}" for d, r in sources)
+    key = f"{seed}_{copies}_{jitter_mm}_{POSE_PATCH}_{POSE_PLANES}_{POSE_SPAN}_view_{with_found}_found_first_" + "_".join(f"{d}{r.start}" for d, r in sources)
     name = f"pose_samples_{hashlib.sha1(key.encode()).hexdigest()[:12]}.npz"
     if cache is not None:
         f = cache / name

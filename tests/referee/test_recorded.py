@@ -11,8 +11,9 @@ import pytest
 from referee.recorded import load_game
 
 
-@pytest.mark.parametrize("content", [b"", b"not gzip at all", gzip.compress(b"\x80\x05garbled"),
-                                     gzip.compress(pickle.dumps({"seed": 7101}))[:20]])
+@pytest.mark.parametrize("content", [b"", b"not gzip at all", gzip.compress(b"\x80\x05garbled", mtime=0),
+                                     gzip.compress(pickle.dumps({"seed": 7101}), mtime=0)[:20]],
+                         ids=["empty", "not-gzip", "gzip-of-garbage", "truncated"])
 def test_a_garbled_recording_is_refused_by_name_and_left_untouched(tmp_path: Path, content: bytes) -> None:
     p = tmp_path / "7101_r3.pkl.gz"
     p.write_bytes(content)

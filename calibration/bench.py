@@ -13,14 +13,18 @@ p99 / max (px), the worst checker margin, seconds per calibration.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import time
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from calibration.errors import CalibrationError
+from calibration.board import BoardFit
+from calibration.config import CalibrationConfig
+from calibration.errors import CalibrationError, FitUntrusted
 from calibration.pipeline import calibrate_frame
 from calibration.scenes import DEFAULT_DIR, checkers_in_points, corner_errors, load_or_render
 
@@ -40,21 +44,53 @@ def seats_right(profile: Any, truth: Any) -> bool:
     return True
 
 
-def run_one(seed: int, width: int, height: int, tilt_max: float, board: str, folder: Path | None = None
-            ) -> dict[str, Any]:
+def config_with(cfg: CalibrationConfig, settings: list[str]) -> CalibrationConfig:
+    """``cfg`` with ``FIELD=VALUE`` overrides (Python literals); a ValueError quoting a bad one."""
+    names = {f.name for f in fields(cfg)}
+    for item in settings:
+        key, sep, text = item.partition("=")
+        if not sep or key.strip() not in names:
+            raise ValueError(f"--set {item!r}: expected FIELD=VALUE with FIELD one of CalibrationConfig's fields")
+        try:
+            value = ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError):
+            raise ValueError(f"--set {item!r}: {text!r} is not a Python literal") from None
+        cfg = replace(cfg, **{key.strip(): value})
+    return cfg
+
+
+def _r(v: float | None) -> float | None:
+    return None if v is None else round(float(v), 4)
+
+
+def run_one(seed: int, width: int, height: int, tilt_max: float, board: str, folder: Path | None = None,
+            config: CalibrationConfig | None = None) -> dict[str, Any]:
     from vision.geometry import BoardSpec
 
     img, truth = load_or_render(seed, width, height, tilt_max, folder)
     rec: dict[str, Any] = {"seed": seed, "board": truth.spec.name, "scheme": truth.scheme,
                            "tilt": round(truth.tilt_deg, 1)}
     spec = None if board == "auto" else (truth.spec if board == "truth" else BoardSpec.by_name(board))
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
-        res = calibrate_frame(img, spec)
+        res = calibrate_frame(img, spec, config=config)
+    except FitUntrusted as exc:
+        # an abstention; what the untrusted fit would have been is kept for choosing the guard's threshold
+        rec.update(found=False, error=str(exc), seconds=round(time.perf_counter() - t0, 3), success=False,
+                   cpu_seconds=round(time.process_time() - c0, 3),
+                   abstained="guard", corner_confidence=round(exc.confidence, 4))
+        if isinstance(exc.fit, BoardFit):
+            err = corner_errors(exc.fit.corners_px, truth)
+            rec["unguarded_corner_err"] = [round(float(e), 3) for e in err]
+            rec["unguarded_pattern"] = round(float(exc.fit.pattern_score), 4)
+        return rec
     except CalibrationError as exc:
-        rec.update(found=False, error=str(exc), seconds=round(time.perf_counter() - t0, 3), success=False)
+        rec.update(found=False, error=str(exc), seconds=round(time.perf_counter() - t0, 3), success=False,
+                   cpu_seconds=round(time.process_time() - c0, 3),
+                   abstained=type(exc).__name__)
         return rec
     rec["seconds"] = round(time.perf_counter() - t0, 3)
+    rec["cpu_seconds"] = round(time.process_time() - c0, 3)
     prof = res.profile
     err = corner_errors(prof.corners_px, truth)
     bad, margin = checkers_in_points(prof, truth) if prof.spec.name == truth.spec.name else (99, -99.0)
@@ -62,6 +98,10 @@ def run_one(seed: int, width: int, height: int, tilt_max: float, board: str, fol
     rec.update(found=True, board_found=prof.spec.name, corner_err=[round(float(e), 3) for e in err],
                seats_ok=seats, checkers_outside=bad, checker_margin_mm=round(margin, 2),
                start_ok=prof.quality.start_position_ok,
+               corner_confidence=_r(prof.quality.corner_confidence),
+               pattern_score=_r(prof.quality.pattern_score),
+               seat_score=None if res.seats is None else round(float(res.seats.score), 3),
+               seat_margin=None if res.seats is None else round(float(res.seats.margin), 3),
                success=bool(seats and bad == 0 and float(err.max()) <= CORNER_TOL_PX * width / 1920))
     return rec
 
@@ -77,6 +117,9 @@ def summarise(recs: list[dict[str, Any]], size: str) -> dict[str, Any]:
         "success_rate": sum(r["success"] for r in recs) / n,
         "found_rate": len(found) / n,
         "seats_right_rate": sum(1 for r in found if r["seats_ok"]) / n,
+        "wrong_placements": [r["seed"] for r in found if not r["seats_ok"] or r["checkers_outside"] > 0],
+        "abstained": {k: [r["seed"] for r in recs if r.get("abstained") == k]
+                      for k in sorted({str(r["abstained"]) for r in recs if r.get("abstained")})},
         "checkers_in_points_rate": sum(1 for r in found if r["checkers_outside"] == 0) / n,
         "corners_within_tol_rate": float(np.mean(per_scene <= CORNER_TOL_PX)) * len(found) / n,
         "corner_err_median_px": round(float(np.median(errs)), 3),
@@ -85,6 +128,8 @@ def summarise(recs: list[dict[str, Any]], size: str) -> dict[str, Any]:
         "scene_max_corner_err_median_px": round(float(np.median(per_scene)), 3),
         "worst_checker_margin_mm": min((r["checker_margin_mm"] for r in found), default=None),
         "seconds_median": round(float(np.median([r["seconds"] for r in recs])), 2),
+        "cpu_seconds_median": round(float(np.median([r.get("cpu_seconds", np.nan) for r in recs])), 2),
+        "cpu_seconds_mean": round(float(np.mean([r.get("cpu_seconds", np.nan) for r in recs])), 2),
         "tilt_range_deg": [min(r["tilt"] for r in recs), max(r["tilt"] for r in recs)] if recs else [],
         "boards": sorted({r["board"] for r in recs}),
         "schemes": sorted({r["scheme"] for r in recs}),
@@ -106,14 +151,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nudge", type=int, default=0, help="also run the nudge clip on this many seeds")
     ap.add_argument("--cache", type=Path, default=DEFAULT_DIR, help=f"render cache (default {DEFAULT_DIR})")
     ap.add_argument("--json", type=Path, help="write the figures and per-scene records here")
+    ap.add_argument("--min-corner-confidence", type=float, default=None,
+                    help="the fit guard's threshold (default: the config's; 0: off; abstentions by the guard "
+                         "keep the corner errors the untrusted fit would have had)")
+    ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                    help="override a CalibrationConfig field for this run (a Python literal), e.g. "
+                         "--set 'focal_restarts=()' (an arm of a before/after measurement)")
     args = ap.parse_args(argv)
+    cfg = config_with(CalibrationConfig(), args.set)
+    if args.min_corner_confidence is not None:
+        cfg = replace(cfg, min_corner_confidence=args.min_corner_confidence)
     try:
         w, h = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
         raise ValueError(f"--size {args.size!r}: expected WIDTHxHEIGHT, e.g. 1920x1080") from None
     recs = []
     for i in range(args.n):
-        r = run_one(args.seed + i, w, h, args.tilt_max, args.board, args.cache)
+        r = run_one(args.seed + i, w, h, args.tilt_max, args.board, args.cache, cfg)
         recs.append(r)
         status = ("FAIL " + str(r.get("error", ""))[:70]) if not r["found"] else (
             f"corner err max {max(r['corner_err']):.2f}px seats={r['seats_ok']} outside={r['checkers_outside']}"

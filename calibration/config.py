@@ -73,6 +73,11 @@ class CalibrationConfig:
     """... a restart replaces the polished fit when its cost is lower by more than this."""
     hole_offset_px: float | None = 3.0
     """Prior spread (px at 1920 wide) of each table / tray rim line's own offset in that last fit."""
+    min_corner_confidence: float = 0.35
+    """The automatic fit's corner confidence (edge support x exp(-rms / 1.5 px), :attr:`BoardFit.corner_confidence`)
+    below which calibration abstains (:class:`calibration.errors.FitUntrusted`: give corners or markers) instead
+    of deciding the placement (0: off).  Chosen on the seen scenes 3100-3199 (1080p): the two wrong placements
+    scored 0.285 and 0.286, the 94 other fits 0.414-0.7 (the lowest: green felt); midway."""
     min_pattern_score: float = 0.35
     """Minimum triangle-pattern contrast score for a candidate to count as a board."""
     # --- sub-pixel refinement of the outline

@@ -59,3 +59,19 @@ class TargetNotFound(CalibrationError):
 class SeatsUndecided(CalibrationError):
     """The frame does not show the starting position clearly enough to tell the seats and home side
     (calibration abstains rather than guess: pass the seating, ``--white``/``--home``)."""
+
+
+class FitUntrusted(CalibrationError):
+    """The automatic fit found a board-like placement but cannot vouch for it (its corner confidence, the
+    share of the board's edges it explains, is too low): calibration abstains rather than risk a board
+    shifted or mirrored under a wrong seating.  ``fit`` is the placement it would have used (for diagnosis)."""
+
+    def __init__(self, confidence: float, threshold: float, fit: object | None = None) -> None:
+        self.confidence = confidence
+        self.threshold = threshold
+        self.fit = fit
+        super().__init__(
+            f"board fit not trusted: corner confidence {confidence:.2f}, need {threshold:.2f} (the fitted "
+            "board explains too few of the frame's board edges: it may be shifted or turned); give the four "
+            "outer corners (--corners X1,Y1,...,X4,Y4 or --click) or ArUco markers (--aruco)"
+        )

@@ -15,7 +15,7 @@ from calibration.aruco import find_marker_corners
 from calibration.board import BoardFit, find_board, pattern_score, refine_manual_fit
 from calibration.camera import CameraModel
 from calibration.config import CalibrationConfig
-from calibration.errors import CalibrationError, SeatsUndecided
+from calibration.errors import CalibrationError, FitUntrusted, SeatsUndecided
 from calibration.homography import as_points, canonical_corners
 from calibration.profile import CalibrationProfile
 from calibration.seats import SeatingResult, detect_seating
@@ -48,7 +48,9 @@ def calibrate_frame(
 
     ``seating`` given = trust it; otherwise it is detected from the starting position, and a frame
     that does not show it clearly raises :class:`SeatsUndecided` (calibration abstains rather than
-    guess the seats; a frame that shows it with a few slots off gets a note).  ``spec`` None
+    guess the seats; a frame that shows it with a few slots off gets a note).  An automatic fit whose
+    corner confidence is below ``config.min_corner_confidence`` raises :class:`FitUntrusted` (abstains
+    rather than decide a placement it cannot vouch for; ``exc.fit`` holds it).  ``spec`` None
     means: guess the board type (tournament or travel) from the fit (manual and ArUco paths then
     assume a tournament board).
     """
@@ -80,6 +82,8 @@ def calibrate_frame(
     else:
         fit = find_board(image, spec, cam, cfg)
         assert fit.profile is not None
+        if fit.corner_confidence < cfg.min_corner_confidence:
+            raise FitUntrusted(fit.corner_confidence, cfg.min_corner_confidence, fit)
         prof = replace(fit.profile, quality=replace(fit.profile.quality, camera_name=camera_name,
                                                         corner_confidence=fit.corner_confidence))
     seats: SeatingResult | None = None

@@ -128,7 +128,11 @@ def test_calls_and_threshold_tuning() -> None:
             {"label": 1, "at_found": [0.02, 0.97, 0.01], "hidden": False, "tilt": 20.0, "leaning_on": "rail"},
             {"label": 2, "at_found": [0.001, 0.1, 0.899], "hidden": False, "tilt": 2.0, "leaning_on": "die_top"},
             {"label": 2, "at_found": [0.0, 0.001, 0.999], "hidden": False, "tilt": 2.0, "leaning_on": "die_top"}]
-    tu = tune(rows)
+    pooled = tune(rows)  # one threshold from the flat dice's P(leaning) + P(on die): 0.99 -> 0.995
+    assert pooled["leaning_min_probability"] == pooled["on_die_call_min_probability"] == pytest.approx(0.995)
+    tp = tally(rows, pooled)
+    assert (tp["flat_called_cocked"], tp["cocked_flat"], tp["cocked_found"], tp["cocked_unsure"]) == (0, 0, 1, 2)
+    tu = tune(rows, pooled=False)
     assert tu["leaning_min_probability"] == pytest.approx(0.505) and tu["on_die_call_min_probability"] == pytest.approx(0.99)
     assert 0.02 < tu["flat_min_probability"] <= 0.99
     t = tally(rows, tu)

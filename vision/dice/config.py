@@ -60,25 +60,21 @@ class DiceConfig:
     validation slice of the pose renders (training seeds 30000-30209 % 10 == 0, 672 dice: the highest
     P(cocked) of a flat die there, plus half its distance to 1).  Held out (seeds 901500-901549, 300
     frames, dice the die stage found): 28 of 245 cocked dice called cocked, 1 of 664 flat dice."""
-    flat_min_probability: float = 0.99637
+    flat_min_probability: float = 0.9924
     """... P(flat) at or above this: flat; in between: unsure (None).  Tuned likewise (the highest
-    P(flat) of a cocked die on the slice, 0.99273, plus half its distance to 1; 6-plane die_pose.onnx):
-    held out 901550-901599, 156 of 660 flat dice called flat, 0 of 212 cocked; 901600-901649, 171 of
-    674 and 0 of 244."""
+    P(flat) of a cocked die on the slice, plus half its distance to 1); held out: 161 of 664 flat dice
+    called flat, 2 of 245 cocked dice."""
     on_die_min_probability: float = 0.5
     """A cocked die with P(on the other die) at or above this rests on top of the other die."""
-    leaning_min_probability: float = 0.99709
-    """:func:`vision.dice.pose.pose_call`: P(leaning) at or above this, or ...  Tuned for the 6-plane
-    die_pose.onnx (session 4, 04:14) on the validation slice of the pose renders (training seeds
-    30000-30269 % 10 == 0, 638 found dice: the highest P(leaning) + P(on die) of a flat die at the die
-    stage's centre, 0.99418, plus half its distance to 1: ``eval --tune``'s pooled rule).  Held out
-    (found dice): seeds 901550-901599, 49 of 212 cocked dice called cocked, 0 of 660 flat; fresh seeds
-    901600-901649, 54 of 244 and 0 of 674 (the v2 model at its thresholds: 29/212 and 0/660; 31/244
-    and 1/674)."""
-    on_die_call_min_probability: float = 0.99709
-    """... P(on the other die) at or above this: cocked (the same pooled threshold: the tuning slice's
-    own on-die tail, 0.9646, called 4 of 660 and 2 of 674 held-out flat dice cocked; a die-stage centre
-    10-18 mm off a flat die looks like a die raised on another)."""
+    leaning_min_probability: float = 0.99032
+    """:func:`vision.dice.pose.pose_call`: P(leaning) at or above this, or ...  Tuned on the validation
+    slice of the pose renders (training seeds 30000-30260 % 10 == 0, 216 frames, 864 dice: the highest
+    P(leaning) of a flat die at the die stage's centre, plus half its distance to 1).  Held out (seeds
+    901550-901599, 300 frames, die_pose.onnx v2): 34 of 217 cocked dice called cocked, 0 of 662 flat
+    (the sum rule of ``cocked_min_probability``: 22 and 0)."""
+    on_die_call_min_probability: float = 0.99982
+    """... P(on the other die) at or above this: cocked (tuned likewise; a die-stage centre 10-18 mm
+    off a flat die looks like a die raised on another: the two outliers of the slice)."""
     white_dice_bgr: tuple[int, int, int] | None = None
     """Body colour (BGR) of White's dice and ...."""
     black_dice_bgr: tuple[int, int, int] | None = None

@@ -310,7 +310,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     from torch import nn
 
     from vision.dice.pose import POSE_PATCH, POSE_PLANES, PosePatch, pose_input
-    from vision.training.fit import EpochStats, fit_classifier
+    from vision.training.fit import EpochStats, export_onnx, fit_classifier
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
@@ -345,11 +345,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
 
     fit_classifier(model, xt, yt, epochs=epochs, seed=seed, weight_decay=1e-3, class_weight=weight, augment=augment,
                    after_epoch=report)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(
-        model, (torch.zeros(1, len(POSE_PLANES) + 1, POSE_PATCH, POSE_PATCH),), str(out), input_names=["planes"],
-        output_names=["logits"], dynamic_axes={"planes": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
-    )
+    export_onnx(model, torch.zeros(1, len(POSE_PLANES) + 1, POSE_PATCH, POSE_PATCH), out, input_name="planes")
     pv = _predict(model, xv).argmax(1)
     confusion = [[int(((yv == a) & (pv == b)).sum()) for b in range(3)] for a in range(3)]
     record: dict[str, object] = {

@@ -55,15 +55,12 @@ class DiceConfig:
     """... and the winning face needs this share of their weight, else the face is unsure."""
     refined_min_probability: float = 0.97
     """A refined crop's face probability below this makes the face unsure."""
-    cocked_min_probability: float = 0.99704
-    """The pose model's P(cocked) + P(on the other die) at or above this: cocked ...  Tuned on the
-    validation slice of the pose renders (training seeds 30000-30209 % 10 == 0, 672 dice: the highest
-    P(cocked) of a flat die there, plus half its distance to 1).  Held out (seeds 901500-901549, 300
-    frames, dice the die stage found): 28 of 245 cocked dice called cocked, 1 of 664 flat dice."""
     flat_min_probability: float = 0.9924
-    """... P(flat) at or above this: flat; in between: unsure (None).  Tuned likewise (the highest
-    P(flat) of a cocked die on the slice, plus half its distance to 1); held out: 161 of 664 flat dice
-    called flat, 2 of 245 cocked dice."""
+    """:func:`vision.dice.pose.pose_call`: P(flat) at or above this: flat; between this and the
+    leaning / on-die limits below: unsure (None).  Tuned on the validation slice of the pose renders
+    (training seeds 30000-30209 % 10 == 0, 672 dice: the highest P(flat) of a cocked die there, plus
+    half its distance to 1); held out (901500-901549): 161 of 664 flat dice called flat, 2 of 245
+    cocked dice."""
     on_die_min_probability: float = 0.5
     """A cocked die with P(on the other die) at or above this rests on top of the other die."""
     leaning_min_probability: float = 0.99032
@@ -71,7 +68,7 @@ class DiceConfig:
     slice of the pose renders (training seeds 30000-30260 % 10 == 0, 216 frames, 864 dice: the highest
     P(leaning) of a flat die at the die stage's centre, plus half its distance to 1).  Held out (seeds
     901550-901599, 300 frames, die_pose.onnx v2): 34 of 217 cocked dice called cocked, 0 of 662 flat
-    (the sum rule of ``cocked_min_probability``: 22 and 0)."""
+    (session 3's single limit on P(leaning) + P(on the other die), 0.99704: 22 and 0)."""
     on_die_call_min_probability: float = 0.99982
     """... P(on the other die) at or above this: cocked (tuned likewise; a die-stage centre 10-18 mm
     off a flat die looks like a die raised on another: the two outliers of the slice)."""

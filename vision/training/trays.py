@@ -34,7 +34,6 @@ from vision.training.rendered import (
     cache_dir,
     profile_for,
     render_positions,
-    variant_frames,
 )
 
 HOLDOUT_MOD = 10
@@ -111,14 +110,9 @@ def tray_frames(width: int = 1280, height: int = 720, name: str = "trays", seeds
 def training_frames() -> list[Rendered]:
     """Every cached training frame with trays: tray renders, single renders of ``TRAIN_SEEDS`` and
     the multi-position renders (1280x720 and 1920x1080)."""
-    out = tray_frames(1280, 720) + tray_frames(1920, 1080)
-    d = cache_dir() / "1280x720"
-    for js in sorted(d.glob("*.json"), key=lambda p: int(p.stem)):
-        if int(js.stem) in TRAIN_SEEDS and js.with_suffix(".png").is_file():
-            out.append(Rendered(int(js.stem), js.with_suffix(".png"), json.loads(js.read_text())))
-    out.extend(variant_frames(1280, 720))
-    out.extend(variant_frames(1920, 1080))
-    return out
+    from vision.training.slots import training_frames as slot_frames
+
+    return tray_frames(1280, 720) + tray_frames(1920, 1080) + slot_frames()
 
 
 def tray_labels(truth: dict[str, Any]) -> tuple[int, int]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -30,6 +30,9 @@ from calibration.errors import BoardNotFound, CalibrationError, CornersError
 from calibration.homography import as_points, check_quad, order_clockwise
 from calibration.profile import CalibrationProfile
 from vision.geometry import BoardLayout, BoardSpec
+
+if TYPE_CHECKING:
+    from calibration.model import PoseFit
 
 Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float64]
@@ -399,6 +402,14 @@ def _outline_from(quad: FloatArray, inner_mm: FloatArray, spec: BoardSpec) -> Fl
     return np.asarray(out, dtype=np.float64).reshape(4, 2)
 
 
+def _profile_of_fit(fit: PoseFit, spec: BoardSpec, free_lens: bool, method: str = "auto") -> CalibrationProfile:
+    """The profile of a pose fit; a lens the fit was free to estimate keeps its distortion marked as
+    estimated from the board's edges."""
+    cam = fit.camera.with_distortion(fit.camera.dist, "edges") if free_lens else fit.camera
+    return CalibrationProfile.from_pose(cam, spec, fit.rvec, fit.tvec, reprojection_px=fit.rms_px,
+                                        corner_confidence=fit.support, method=method)
+
+
 def _fit_hypothesis(image: Image, lab: npt.NDArray[np.float32], corners: FloatArray, cam: CameraModel,
                     spec: BoardSpec, cfg: CalibrationConfig) -> tuple[float, CalibrationProfile, float, float] | None:
     from calibration.model import fit_pose
@@ -409,9 +420,7 @@ def _fit_hypothesis(image: Image, lab: npt.NDArray[np.float32], corners: FloatAr
     try:
         fit = fit_pose(lab, prof.camera, spec, np.asarray(prof.rvec), np.asarray(prof.tvec),
                        free_lens=cam.source == "default")
-        cam_out = fit.camera.with_distortion(fit.camera.dist, "edges") if cam.source == "default" else fit.camera
-        fitted = CalibrationProfile.from_pose(cam_out, spec, fit.rvec, fit.tvec, reprojection_px=fit.rms_px,
-                                              corner_confidence=fit.support)
+        fitted = _profile_of_fit(fit, spec, cam.source == "default")
     except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
         return None
     score = pattern_score(image, fitted)
@@ -439,9 +448,7 @@ def _polish(lab: npt.NDArray[np.float32], prof: CalibrationProfile, support: flo
     try:
         fit = fit_pose(lab, start, prof.spec, np.asarray(prof.rvec), np.asarray(prof.tvec), free_lens=free_lens,
                        searches=(5.0, 3.0, 2.5), line_offset_px=LINE_OFFSET_SIGMA_PX)
-        cam_out = fit.camera.with_distortion(fit.camera.dist, "edges") if free_lens else fit.camera
-        cand = CalibrationProfile.from_pose(cam_out, prof.spec, fit.rvec, fit.tvec, reprojection_px=fit.rms_px,
-                                            corner_confidence=fit.support)
+        cand = _profile_of_fit(fit, prof.spec, free_lens)
     except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
         return prof, support
     if cost(cand) < cost(prof):
@@ -477,9 +484,7 @@ def _focal_restarts(image: Image, lab: npt.NDArray[np.float32], prof: Calibratio
             start_cam = start_cam.with_distortion((0.0,) * 5, "default")
             try:
                 fit = fit_pose(lab, start_cam, prof.spec, rv, tv, free_lens=True, searches=(14.0, 8.0, 5.0, 3.0, 2.5))
-                cand = CalibrationProfile.from_pose(fit.camera.with_distortion(fit.camera.dist, "edges"), prof.spec,
-                                                    fit.rvec, fit.tvec, reprojection_px=fit.rms_px,
-                                                    corner_confidence=fit.support)
+                cand = _profile_of_fit(fit, prof.spec, True)
             except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
                 continue
             e = cost(cand)
@@ -519,9 +524,7 @@ def outline_polish(lab: npt.NDArray[np.float32], prof: CalibrationProfile, suppo
     try:
         fit = fit_pose(lab, prof.camera, prof.spec, np.asarray(prof.rvec), np.asarray(prof.tvec), free_lens=free_lens,
                        searches=cfg.outline_polish_searches, hole_offset_px=cfg.hole_offset_px, walled_outer=True)
-        cam_out = fit.camera.with_distortion(fit.camera.dist, "edges") if free_lens else fit.camera
-        out = CalibrationProfile.from_pose(cam_out, prof.spec, fit.rvec, fit.tvec, reprojection_px=fit.rms_px,
-                                           corner_confidence=fit.support)
+        out = _profile_of_fit(fit, prof.spec, free_lens)
     except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
         return prof, support
     if cost(out) <= cost(prof) - cfg.outline_polish_margin:
@@ -567,9 +570,7 @@ def polish_restarts(lab: npt.NDArray[np.float32], start: CalibrationProfile, pol
             fit = fit_pose(lab, cam.with_distortion(cam.dist, "default"), start.spec, rv, tv, free_lens=True,
                            searches=searches, hole_offset_px=cfg.hole_offset_px, walled_outer=True,
                            robust_floor=cfg.polish_robust_floor)
-            cand = CalibrationProfile.from_pose(fit.camera.with_distortion(fit.camera.dist, "edges"), start.spec,
-                                                fit.rvec, fit.tvec, reprojection_px=fit.rms_px,
-                                                corner_confidence=fit.support)
+            cand = _profile_of_fit(fit, start.spec, True)
         except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
             continue
         e = cost(cand)
@@ -593,9 +594,7 @@ def refine_manual_fit(image: Image, corners: FloatArray, camera: CameraModel, sp
         fit = fit_pose(lab, box.camera, spec, box.rvec, box.tvec, free_lens=free, searches=(8.0, 5.0, 3.0, 2.5))
     except (ValueError, cv2.error, np.linalg.LinAlgError) as exc:
         raise BoardNotFound(f"the board's edges near the given corners do not fit: {exc}") from None
-    cam_out = fit.camera.with_distortion(fit.camera.dist, "edges") if free else fit.camera
-    prof = CalibrationProfile.from_pose(cam_out, spec, fit.rvec, fit.tvec, reprojection_px=fit.rms_px,
-                                        corner_confidence=fit.support, method="manual")
+    prof = _profile_of_fit(fit, spec, free, method="manual")
     if cfg.outline_polish:
         polished, support = outline_polish(lab, prof, fit.support, free, cfg)
         return polish_restarts(lab, prof, polished, support, free, cfg)

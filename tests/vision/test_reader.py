@@ -154,22 +154,13 @@ def _outside_cube_watch(rd: BoardReader, img: np.ndarray, prof: CalibrationProfi
     raise AssertionError("no point far from the cube's places")
 
 
-def test_cube_reading_is_kept_only_while_its_pixels_are_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cube_reading_is_kept_only_while_its_pixels_are_unchanged(cube_reads: list[int]) -> None:
     """Live loop: checkers moved far from the cube keep the cube's confident reading (no new cube
     reading); the cube covered, or one pixel the cube stage reads changed beyond the gate's
     threshold, make a new one; a change of exactly the threshold does not."""
-    import vision.reader as reader_mod
-
     img, truth, prof = _load(900023)
     rd = BoardReader(VisionConfig(still_frames=2))
-    calls: list[int] = []
-    real = reader_mod.read_cube
-
-    def counted(*a: object, **k: object) -> object:
-        calls.append(1)
-        return real(*a, **k)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(reader_mod, "read_cube", counted)
+    calls = cube_reads
     seq = iter(range(1000))
 
     def settle(frame: np.ndarray) -> BoardObservation:

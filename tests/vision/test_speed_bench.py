@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import cv2
-import pytest
 
 from calibration.profile import CalibrationProfile
 from vision.bench import STAGES, _after_move, _table
@@ -15,23 +14,13 @@ from vision.config import VisionConfig
 DATA = Path(__file__).parent / "data"
 
 
-def test_after_move_times_full_readings_with_the_cube_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_after_move_times_full_readings_with_the_cube_kept(cube_reads: list[int]) -> None:
     """The "after a move elsewhere" figure comes from full readings of the live loop in which the
     cube stage kept its reading (read_cube runs once, for the first reading only)."""
-    import vision.reader as reader_mod
-
     img = cv2.imread(str(DATA / "board_900023.jpg"))
     prof = CalibrationProfile.load(DATA / "board_900023.profile.json")
-    calls: list[int] = []
-    real = reader_mod.read_cube
-
-    def counted(*a: object, **k: object) -> object:
-        calls.append(1)
-        return real(*a, **k)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(reader_mod, "read_cube", counted)
     out = _after_move(VisionConfig(still_frames=2), img, prof, 3)
-    assert len(calls) == 1
+    assert len(cube_reads) == 1
     for k in (*STAGES, "gate"):
         assert out[f"{k}_wall"] >= 0.0
     assert out["read_wall"] >= out["checkers_wall"] > 0.0 and out["read_cpu"] > 0.0

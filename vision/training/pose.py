@@ -156,12 +156,9 @@ def label_of(die: dict[str, Any]) -> int:
 
 def frames(folder: Path, seeds: range) -> list[tuple[int, Path, dict[str, Any]]]:
     """(seed, image path, truth) of every render in ``folder`` whose seed is in ``seeds``."""
-    out = []
-    for js in sorted(folder.glob("*.json")):
-        seed = int(js.stem.split("_")[0])
-        if seed in seeds and js.with_suffix(".png").is_file():
-            out.append((seed, js.with_suffix(".png"), json.loads(js.read_text())))
-    return out
+    from vision.training.rendered import frames_in
+
+    return [(r.seed, r.image_path, r.truth) for r in frames_in(folder, seeds, "*.json")]
 
 
 def pose_centres(die: dict[str, Any], prof: Any, edge: float) -> list[tuple[float, float]]:

@@ -175,15 +175,37 @@ def render_positions(d: Path, seed: int, n: int, scene_of: Callable[[int], tuple
     return out
 
 
-def variant_frames(width: int = 1280, height: int = 720) -> list[Rendered]:
-    """Every multi-position render in the cache (training only: seeds are ``TRAIN_SEEDS``)."""
-    d = variants_dir(width, height)
+def frames_in(d: Path, seeds: range, pattern: str = "*_*.json") -> list[Rendered]:
+    """Every render ``SEED_I.png`` (with its ``.json`` truth) in folder ``d`` whose seed is in ``seeds``,
+    in file-name order."""
     out = []
-    for js in sorted(d.glob("*_*.json")):
+    for js in sorted(d.glob(pattern)):
         seed = int(js.stem.split("_")[0])
-        if seed in TRAIN_SEEDS and js.with_suffix(".png").is_file():
+        if seed in seeds and js.with_suffix(".png").is_file():
             out.append(Rendered(seed, js.with_suffix(".png"), json.loads(js.read_text())))
     return out
+
+
+def variant_frames(width: int = 1280, height: int = 720) -> list[Rendered]:
+    """Every multi-position render in the cache (training only: seeds are ``TRAIN_SEEDS``)."""
+    return frames_in(variants_dir(width, height), TRAIN_SEEDS)
+
+
+def cached_arrays(r: Rendered, folder: str, make: Callable[[Rendered], tuple[np.ndarray, np.ndarray]]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``make(r)`` (training inputs and labels of one rendered frame), cached beside the render cache
+    in ``folder/`` (written to a temporary file first, so an interrupted run leaves no torn entry)."""
+    d = cache_dir() / folder
+    d.mkdir(parents=True, exist_ok=True)
+    f = d / f"{r.image_path.parent.name}_{r.image_path.stem}.npz"
+    if f.is_file():
+        z = np.load(f)
+        return z["x"], z["y"]
+    x, y = make(r)
+    tmp = f.with_suffix(".tmp.npz")
+    np.savez(tmp, x=x, y=y)
+    tmp.replace(f)
+    return x, y
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,7 +39,15 @@ from vision.checkers import (
     slot_labels,
 )
 from vision.training.fit import EpochStats, export_onnx, fit_classifier, jitter_layers
-from vision.training.rendered import TRAIN_SEEDS, Rendered, cache_dir, profile_for, rendered, variant_frames
+from vision.training.rendered import (
+    TRAIN_SEEDS,
+    Rendered,
+    cache_dir,
+    cached_arrays,
+    profile_for,
+    rendered,
+    variant_frames,
+)
 
 HOLDOUT_MOD = 10
 """Frames whose scene seed is a multiple of this are the held-out calibration slice."""
@@ -144,17 +152,7 @@ def training_frames() -> list[Rendered]:
 
 def cached_slots(r: Rendered, patch: int = SLOT_PATCH) -> tuple[np.ndarray, np.ndarray]:
     """:func:`rendered_slots`, cached beside the render cache (``slots_patches<P>/``)."""
-    d = cache_dir() / f"slots_patches{patch}"
-    d.mkdir(parents=True, exist_ok=True)
-    f = d / f"{r.image_path.parent.name}_{r.image_path.stem}.npz"
-    if f.is_file():
-        z = np.load(f)
-        return z["x"], z["y"]
-    x, y = rendered_slots(r, patch)
-    tmp = f.with_suffix(".tmp.npz")
-    np.savez(tmp, x=x, y=y)
-    tmp.replace(f)
-    return x, y
+    return cached_arrays(r, f"slots_patches{patch}", lambda fr: rendered_slots(fr, patch))
 
 
 def region_figures(frames: list[Rendered], probs: list[np.ndarray], threshold: float, patch: int = SLOT_PATCH,

@@ -32,6 +32,8 @@ from vision.training.rendered import (
     TRAIN_SEEDS,
     Rendered,
     cache_dir,
+    cached_arrays,
+    frames_in,
     profile_for,
     render_positions,
 )
@@ -98,13 +100,7 @@ def render_tray_variants(seed: int, n: int, width: int = 1280, height: int = 720
 
 
 def tray_frames(width: int = 1280, height: int = 720, name: str = "trays", seeds: range = TRAIN_SEEDS) -> list[Rendered]:
-    d = trays_dir(width, height, name)
-    out = []
-    for js in sorted(d.glob("*_*.json")):
-        seed = int(js.stem.split("_")[0])
-        if seed in seeds and js.with_suffix(".png").is_file():
-            out.append(Rendered(seed, js.with_suffix(".png"), json.loads(js.read_text())))
-    return out
+    return frames_in(trays_dir(width, height, name), seeds)
 
 
 def training_frames() -> list[Rendered]:
@@ -130,18 +126,8 @@ def rendered_trays(r: Rendered) -> tuple[np.ndarray, np.ndarray]:
 
 
 def cached_trays(r: Rendered) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`rendered_trays`, cached beside the render cache (``tray_strips/``)."""
-    d = cache_dir() / f"tray_strips{TRAY_LENGTH}"
-    d.mkdir(parents=True, exist_ok=True)
-    f = d / f"{r.image_path.parent.name}_{r.image_path.stem}.npz"
-    if f.is_file():
-        z = np.load(f)
-        return z["x"], z["y"]
-    x, y = rendered_trays(r)
-    tmp = f.with_suffix(".tmp.npz")
-    np.savez(tmp, x=x, y=y)
-    tmp.replace(f)
-    return x, y
+    """:func:`rendered_trays`, cached beside the render cache (``tray_strips<L>/``)."""
+    return cached_arrays(r, f"tray_strips{TRAY_LENGTH}", rendered_trays)
 
 
 def tray_net() -> Any:

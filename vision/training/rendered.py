@@ -123,15 +123,11 @@ def variant_scene(base: Any, seed: int, i: int) -> tuple[Any, int]:
     and the seed of its sensor noise.  Position mix: 40 % tall stacks (:func:`stacked_position`),
     10 % the initial position, 50 % random mid-game positions."""
     import random
-    from dataclasses import replace
 
     from rules.position import Position
-    from vision.sim.config import SimConfig
-    from vision.sim.scene import random_position, sample_objects, sample_post
+    from vision.sim.scene import random_position
 
-    cfg = SimConfig()
     rng = random.Random(seed * 1000 + i)
-    layout = base.layout
     u = rng.random()
     if u < 0.4:
         position = stacked_position(seed * 1000 + i)
@@ -139,10 +135,22 @@ def variant_scene(base: Any, seed: int, i: int) -> tuple[Any, int]:
         position = Position.initial()
     else:
         position = random_position(rng)
-    obj = sample_objects(layout, position, rng, cfg, own_table_p=0.8)
-    scene = replace(base, checkers=obj.checkers, dice=obj.dice, cube=obj.cube, cup=obj.cup, hands=obj.hands, turn=obj.turn,
-                    post=sample_post(cfg, rng))
-    return scene, seed * 1000 + i
+    return scene_with(base, position, rng), seed * 1000 + i
+
+
+def scene_with(base: Any, position: Any, rng: Any) -> Any:
+    """The board, colours, camera and light of ``base`` with ``position``'s checkers and dice, cube, cup,
+    maybe a hand, and new sensor settings drawn from ``rng`` (the dice in the thrower's table 80 % of
+    the time)."""
+    from dataclasses import replace
+
+    from vision.sim.config import SimConfig
+    from vision.sim.scene import sample_objects, sample_post
+
+    cfg = SimConfig()
+    obj = sample_objects(base.layout, position, rng, cfg, own_table_p=0.8)
+    return replace(base, checkers=obj.checkers, dice=obj.dice, cube=obj.cube, cup=obj.cup, hands=obj.hands,
+                   turn=obj.turn, post=sample_post(cfg, rng))
 
 
 def render_variants(seed: int, n: int, width: int = 1280, height: int = 720, scheme: str | None = None) -> list[Path]:

@@ -36,6 +36,7 @@ from vision.training.rendered import (
     frames_in,
     profile_for,
     render_positions,
+    scene_with,
 )
 
 HOLDOUT_MOD = 10
@@ -66,7 +67,7 @@ def tray_position(rng: random.Random) -> Position:
                 left -= n
             sides.append(c)
         w, b = sides
-        # no point held by both sides: move black's clashes elsewhere in its home
+        # a point held by both sides is no position: draw again
         try:
             pos = Position(tuple(w), tuple(b), Side.WHITE)
         except ValueError:
@@ -78,17 +79,8 @@ def tray_position(rng: random.Random) -> Position:
 def tray_scene(base: Any, seed: int, i: int) -> tuple[Any, int]:
     """Position ``i`` on the board of ``base``: a :func:`tray_position`, dice, cube, maybe a cup and a
     hand, new sensor settings, all from ``(seed, i)``."""
-    from dataclasses import replace
-
-    from vision.sim.config import SimConfig
-    from vision.sim.scene import sample_objects, sample_post
-
-    cfg = SimConfig()
     rng = random.Random(seed * 1000 + 500 + i)
-    obj = sample_objects(base.layout, tray_position(rng), rng, cfg, own_table_p=0.8)
-    scene = replace(base, checkers=obj.checkers, dice=obj.dice, cube=obj.cube, cup=obj.cup, hands=obj.hands,
-                    turn=obj.turn, post=sample_post(cfg, rng))
-    return scene, seed * 1000 + 500 + i
+    return scene_with(base, tray_position(rng), rng), seed * 1000 + 500 + i
 
 
 def render_tray_variants(seed: int, n: int, width: int = 1280, height: int = 720, name: str = "trays") -> list[Path]:

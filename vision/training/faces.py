@@ -113,6 +113,13 @@ def board_face_samples(folders: list[Path], max_neg: int = 12, seed: int = 0) ->
     return out
 
 
+def negative_copies(counts: Counter[int], copies: int) -> int:
+    """Copies of each "not a die" sample that make the negatives as many as the dice cut ``copies``
+    times each (at least one)."""
+    neg = counts[NOT_A_DIE]
+    return max(1, round(copies * (sum(counts.values()) - neg) / max(neg, 1)))
+
+
 def build_arrays(samples: list[Sample], copies: int, neg_copies: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = random.Random(seed)
     cache: dict[Path, U8Array] = {}
@@ -143,9 +150,7 @@ def train(root: Path, out: Path, *, seed: int = 7, epochs: int = 12, rendered: P
     t0 = time.time()
     samples = collect_train(root, rendered)
     counts = Counter(s.label for s in samples)
-    neg = counts[NOT_A_DIE]
-    pos = len(samples) - neg
-    neg_copies = max(1, round(copies * pos / max(neg, 1)))
+    neg_copies = negative_copies(counts, copies)
     x, y = build_arrays(samples, copies, neg_copies, seed)
     print(f"samples {dict(sorted(counts.items()))} -> {len(y)} patches in {time.time() - t0:.0f}s", flush=True)
 
@@ -582,8 +587,7 @@ def finetune_photo(root: Path, out: Path, *, base: Path = MODELS / "die_face.onn
 
         samples.extend(synthetic_samples(synthetic))
     counts = Counter(s.label for s in samples)
-    neg = counts[NOT_A_DIE]
-    neg_copies = max(1, round(copies * (len(samples) - neg) / max(neg, 1)))
+    neg_copies = negative_copies(counts, copies)
     x, y = build_arrays(samples, copies, neg_copies, seed)
     print(f"samples {dict(sorted(counts.items()))} -> {len(y)} patches in {time.time() - t0:.0f}s", flush=True)
     model = fused_model_from_onnx(base)

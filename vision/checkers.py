@@ -18,7 +18,6 @@ above reliably.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import os
 from dataclasses import dataclass
@@ -33,7 +32,7 @@ from rules.position import CHECKERS, Side
 from vision.config import VisionConfig
 from vision.geometry import BoardLayout, LongSide
 from vision.observation import CountReading
-from vision.preprocess import onnx_session
+from vision.preprocess import fitted_temperature, onnx_session, softmax
 
 SLOT_PATCH = 24
 """Side of one slot patch in pixels."""
@@ -90,9 +89,7 @@ class SlotClassifier:
         self._input = inp.name
         self._raw = inp.type == "tensor(uint8)"
         self.patch = int(inp.shape[-2] if self._raw else inp.shape[-1])
-        rec = path.with_suffix(".train.json")
-        t = json.loads(rec.read_text()).get("temperature") if rec.is_file() else None
-        self.temperature = float(t) if isinstance(t, (int, float)) else 1.0
+        self.temperature = fitted_temperature(path)
 
     def logits(self, patches: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
         x = np.ascontiguousarray(patches) if self._raw else normalise_slots(patches)
@@ -101,8 +98,7 @@ class SlotClassifier:
     def probabilities(self, patches: npt.NDArray[np.uint8], temperature: float | None = None) -> npt.NDArray[np.float32]:
         """Class probabilities per slot; ``temperature`` None: the model's fitted one."""
         logits = self.logits(patches) / np.float32(self.temperature if temperature is None else temperature)
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        out: npt.NDArray[np.float32] = e / e.sum(axis=1, keepdims=True)
+        out: npt.NDArray[np.float32] = softmax(logits)
         assert out.shape[1] == len(SLOT_CLASSES)
         return out
 
@@ -246,18 +242,14 @@ class TrayClassifier:
     def __init__(self, path: Path = TRAY_MODEL) -> None:
         self._session = onnx_session(path, "tray model", "python -m vision.training.trays train")
         self._input = self._session.get_inputs()[0].name
-        rec = path.with_suffix(".train.json")
-        t = json.loads(rec.read_text()).get("temperature") if rec.is_file() else None
-        self.temperature = float(t) if isinstance(t, (int, float)) else 1.0
+        self.temperature = fitted_temperature(path)
 
     def logits(self, strips: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
         return np.asarray(self._session.run(None, {self._input: np.ascontiguousarray(strips)})[0], np.float32)
 
     def probabilities(self, strips: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
         """(2, len(TRAY_CLASSES)) probabilities, WHITE's tray first."""
-        z = self.logits(strips).astype(np.float64) / self.temperature
-        e = np.exp(z - z.max(axis=1, keepdims=True))
-        out: npt.NDArray[np.float64] = e / e.sum(axis=1, keepdims=True)
+        out: npt.NDArray[np.float64] = softmax(self.logits(strips).astype(np.float64) / self.temperature)
         return out
 
 

@@ -24,7 +24,7 @@ from rules.position import Side
 from vision.config import VisionConfig
 from vision.geometry import Area, LongSide
 from vision.observation import CUBE_FACES, CubePosition, CubeReading
-from vision.preprocess import onnx_session
+from vision.preprocess import onnx_session, softmax
 
 CUBE_MODEL = Path(__file__).resolve().parent / "models" / "cube_face.onnx"
 PATCH = 48
@@ -486,9 +486,8 @@ class CubeNumeral:
         self.input = self.session.get_inputs()[0].name
 
     def _softmax(self, x: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
-        logits = np.asarray(self.session.run(None, {self.input: x})[0], np.float64)
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return np.asarray(e / e.sum(axis=1, keepdims=True), np.float64)
+        out: npt.NDArray[np.float64] = softmax(np.asarray(self.session.run(None, {self.input: x})[0], np.float64))
+        return out
 
     def cube_probabilities(self, patches: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float64]:
         """Class probabilities of several crops, unturned (one model pass)."""

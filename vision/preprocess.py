@@ -14,6 +14,7 @@ like black-pipped white dice), stretches contrast and returns float32 in about [
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,20 @@ def onnx_session(path: Path, what: str = "model file", train: str = "python -m v
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+
+def softmax(logits: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Row-wise softmax of (N, C) logits, in their own dtype (each row's maximum subtracted first)."""
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return np.asarray(e / e.sum(axis=1, keepdims=True), logits.dtype)
+
+
+def fitted_temperature(model: Path) -> float:
+    """The softmax temperature fitted when ``model`` was trained (``temperature`` in its
+    ``<model>.train.json``); 1.0 when it records none."""
+    rec = model.with_suffix(".train.json")
+    t = json.loads(rec.read_text()).get("temperature") if rec.is_file() else None
+    return float(t) if isinstance(t, (int, float)) else 1.0
 
 
 FloatArray = npt.NDArray[np.float32]

@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.dice.topface import normalise_fast
-from vision.preprocess import FloatArray, U8Array, crop_patch, onnx_session
+from vision.preprocess import FloatArray, U8Array, crop_patch, onnx_session, softmax
 from vision.preprocess import ModelError as ModelError  # re-exported: callers catch it from here
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -48,9 +48,7 @@ class FaceClassifier:
         """(N, 1, P, P) -> (N, 7) softmax probabilities."""
         if len(x) == 0:
             return np.zeros((0, 7), np.float32)
-        logits = np.asarray(self._session.run(None, {self._input: x})[0], np.float32)
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        out: npt.NDArray[np.float32] = e / e.sum(axis=1, keepdims=True)
+        out: npt.NDArray[np.float32] = softmax(np.asarray(self._session.run(None, {self._input: x})[0], np.float32))
         return out
 
     def classify_patches(self, patches: list[U8Array], *, tta: bool = True,

@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 from vision.dice.classify import MODEL_DIR
 from vision.dice.config import DiceConfig
-from vision.preprocess import onnx_session
+from vision.preprocess import onnx_session, softmax
 
 DIE_POSE_MODEL = MODEL_DIR / "die_pose.onnx"
 POSE_PATCH = 48
@@ -186,9 +186,7 @@ class PoseClassifier:
             x = np.stack([normalise_pose(p.planes[1:]) for p in patches]).astype(np.float32)
         else:
             x = np.stack([pose_input(p) for p in patches]).astype(np.float32)
-        logits = np.asarray(self._session.run(None, {self._input: x})[0], np.float32)
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        p = e / e.sum(axis=1, keepdims=True)
+        p = softmax(np.asarray(self._session.run(None, {self._input: x})[0], np.float32))
         return [PoseGuess(float(a), float(b), float(c)) for a, b, c in p]
 
 

@@ -58,24 +58,31 @@ class RegionMap:
         for i, name in enumerate(REGION_NAMES):
             if name.startswith("p"):
                 quad = np.array(layout.point_polygon(int(name[1:])), np.float64)[:, :2]
-                x0, x1 = quad[:, 0].min(), quad[:, 0].max()
-                y0, y1 = quad[:, 1].min(), quad[:, 1].max()
-                poly_mm = np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], np.float64)
+                poly_mm = _rect(quad[:, 0].min(), quad[:, 1].min(), quad[:, 0].max(), quad[:, 1].max())
             else:
                 poly_mm = np.asarray(polys[name], np.float64)
-            img = profile.board_to_image(_densify(poly_mm))  # type: ignore[attr-defined]
-            pts = np.round(np.asarray(img) * s).astype(np.int32)
-            cv2.fillPoly(labels, [pts], i + 1)
+            _fill(labels, profile, poly_mm, s, i + 1)
         sizes = np.bincount(labels.ravel(), minlength=len(REGION_NAMES) + 1).astype(np.int64)
         from vision.cube import cube_places
 
         cube = np.zeros((sh, sw), np.uint8)
         for rect, z in cube_places(profile):
-            poly_mm = np.array([(rect.x0, rect.y0), (rect.x1, rect.y0), (rect.x1, rect.y1), (rect.x0, rect.y1)])
-            dense = _densify(poly_mm)
-            img = profile.board_to_image(np.column_stack([dense, np.full(len(dense), z)]))  # type: ignore[attr-defined]
-            cv2.fillPoly(cube, [np.round(np.asarray(img) * s).astype(np.int32)], 1)
+            _fill(cube, profile, _rect(rect.x0, rect.y0, rect.x1, rect.y1), s, 1, z)
         return cls(labels, s, sizes, (int(w), int(h)), cube.astype(bool) if cube.any() else None)
+
+
+def _rect(x0: float, y0: float, x1: float, y1: float) -> npt.NDArray[np.float64]:
+    return np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], np.float64)
+
+
+def _fill(mask: npt.NDArray[Any], profile: object, poly_mm: npt.NDArray[np.float64], scale: float, value: int,
+          z: float | None = None) -> None:
+    """Fill the board polygon ``poly_mm`` (on the board's surface, or on the plane at height ``z``)
+    into ``mask`` at gate resolution; its edges are densified so lens distortion bends them."""
+    dense = _densify(poly_mm)
+    pts = dense if z is None else np.column_stack([dense, np.full(len(dense), z)])
+    img = profile.board_to_image(pts)  # type: ignore[attr-defined]
+    cv2.fillPoly(mask, [np.round(np.asarray(img) * scale).astype(np.int32)], value)
 
 
 def _densify(poly: npt.NDArray[np.float64], step: float = 20.0) -> npt.NDArray[np.float64]:

@@ -150,9 +150,9 @@ class CubeBlob:
     z_mm: float = 0.0
 
 
-def _search_rects(profile: Any) -> list[tuple[Any, float]]:
-    """(rect, z of the cube's top) for each place a cube may rest: the bar, and the tray column
-    at the other end from the home trays (beside each player's long side)."""
+def cube_places(profile: Any) -> list[tuple[Any, float]]:
+    """(rect in board mm, z of the cube's top) for each place a cube may rest: the bar, and the tray
+    column at the other end from the home trays (beside each player's long side)."""
     layout = profile.layout
     s = profile.spec
     out = [(layout.bar_region(), s.rail_height_mm + s.cube_size_mm)]
@@ -160,11 +160,6 @@ def _search_rects(profile: Any) -> list[tuple[Any, float]]:
     home = layout.tray_region(Side.WHITE)
     out.append((hi if home.x0 == lo.x0 else lo, s.cube_size_mm))
     return out
-
-
-def cube_places(profile: Any) -> list[tuple[Any, float]]:
-    """(rect in board mm, z of a cube's top there) of each place a cube rests."""
-    return _search_rects(profile)
 
 
 class CubeSampler:
@@ -189,7 +184,7 @@ class CubeSampler:
         cam = -rot.T @ np.asarray(profile.tvec, np.float64)
         self.camera_mm = (float(cam[0]), float(cam[1]), float(cam[2]))
         """The camera's centre in board millimetres (side faces show on its side of a cube's top)."""
-        self.places = _search_rects(profile)
+        self.places = cube_places(profile)
         self.views: list[tuple[Any, float, slice]] = []
         """(rect, z, columns of the combined view) per searched place."""
         xs: list[npt.NDArray[np.float32]] = []

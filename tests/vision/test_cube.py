@@ -362,13 +362,13 @@ def test_a_cube_like_rival_in_another_place_leaves_the_position_unsure() -> None
     (a window of another position looks like a cube), and the position is unsure either way."""
     from dataclasses import replace
 
-    from vision.cube import _search_rects
+    from vision.cube import cube_places
 
     gray, prof, truth = _frame(900023)
     tc = truth["cube"]
     assert tc["position"] == "middle"
     size = prof.spec.cube_size_mm
-    rect, z = _search_rects(prof)[1]  # the tray column
+    rect, z = cube_places(prof)[1]  # the tray column
     twin = _paint(gray, prof, ((rect.x0 + rect.x1) / 2, rect.y0 + 0.3 * (rect.y1 - rect.y0)), z, 8, 0.0, size)
     sampler = CubeSampler(prof)
     for cfg in (CubeConfig(), replace(CubeConfig(), decisive_first=False)):

@@ -325,9 +325,10 @@ def judge_play(before: Position, dice: Dice | tuple[int, int], looks: Sequence[L
     best_legal = max((x for x in post if x[2]), key=lambda x: x[0])
     best_any = max(post, key=lambda x: x[0])
     first = looks[0] if looks else ()
-    sure = [(i, (r.white, r.black)) for look in looks for i, r in enumerate(look) if r.confidence >= cfg.refute_confidence]
     if allow_illegal and not best_any[2]:
         # a confident reading contradicts every legal play and the board as it stood, or nothing is called
+        sure = [(i, (r.white, r.black)) for look in looks for i, r in enumerate(look)
+                if r.confidence >= cfg.refute_confidence]
         allow_illegal = all(any(b[i] != wb for i, wb in sure) for b in (*legal, still))
 
     if allow_illegal and not best_any[2] and cfg.one_face_guard:

@@ -9,6 +9,8 @@ wrong with confidence: the board taken 72 px off its place, the points' pattern 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from calibration.board import BoardFit
@@ -36,3 +38,18 @@ def test_a_wrong_placement_is_not_decided(tmp_path) -> None:
     assert isinstance(exc.fit, BoardFit)
     assert float(corner_errors(exc.fit.corners_px, truth).max()) > 20.0
 
+
+
+def test_bench_overrides_take_literals_and_refuse_bad_ones_by_name() -> None:
+    from calibration.bench import config_with
+
+    base = CalibrationConfig()
+    cfg = config_with(base, ["focal_restarts=()", "min_corner_confidence = 0.5"])
+    assert cfg.focal_restarts == () and cfg.min_corner_confidence == 0.5
+    assert base.focal_restarts == (0.75, 0.9, 1.1, 1.3)  # the default is left alone
+    for bad, why in (("no_such_field=1", "'no_such_field=1': expected FIELD=VALUE"),
+                     ("min_corner_confidence", "'min_corner_confidence': expected FIELD=VALUE"),
+                     ("min_corner_confidence=high", "'high' is not a Python literal")):
+        with pytest.raises(ValueError, match=re.escape(why)) as err:
+            config_with(base, [bad])
+        assert "\n" not in str(err.value)

@@ -35,7 +35,7 @@ class ModelError(ValueError):
 
 def onnx_session(path: Path, what: str = "model file", train: str = "python -m vision.training") -> Any:
     """One single-threaded onnxruntime session for a committed model (the live loop shares 2 cores);
-    a missing file is a :class:`ModelError` naming it and the command that trains it."""
+    a missing or unloadable file is a :class:`ModelError` naming it and the command that trains it."""
     import onnxruntime as ort
 
     if not path.is_file():
@@ -44,7 +44,11 @@ def onnx_session(path: Path, what: str = "model file", train: str = "python -m v
     opts.intra_op_num_threads = 1
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
-    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    try:
+        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime's own error types (a corrupt or truncated file, another format)
+        why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelError(f"{what} {str(path)!r} cannot be loaded ({why}); train it again with `{train}`") from None
 
 
 def softmax(logits: npt.NDArray[Any]) -> npt.NDArray[Any]:

@@ -185,3 +185,17 @@ def test_the_tray_model_counts_rendered_trays(tmp_path: Path, monkeypatch: pytes
             right += got == want
             n += 1
     assert right >= n - 1
+
+
+def test_a_missing_or_broken_tray_model_is_named_with_its_training_command(tmp_path: Path) -> None:
+    from vision.checkers import TrayClassifier
+    from vision.preprocess import ModelError
+
+    with pytest.raises(ModelError, match=r"tray model '.*nope\.onnx' not found .*vision\.training\.trays train"):
+        TrayClassifier(tmp_path / "nope.onnx")
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not an onnx model")
+    with pytest.raises(ModelError, match=r"tray model '.*bad\.onnx' cannot be loaded \(.+\); train it again") as err:
+        TrayClassifier(bad)
+    assert "\n" not in str(err.value)
+    assert bad.read_bytes() == b"not an onnx model"

@@ -1,4 +1,4 @@
-"""The rectified up face (vision.dice.topface) and its reading on a board (vision.dice.board)."""
+"""The rectified up face (vision.dice.topface) and its reading on a board (vision.dice.faceread)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.dice.board import read_top_faces
 from vision.dice.classify import FaceGuess
 from vision.dice.config import DiceConfig
+from vision.dice.faceread import read_top_faces
 from vision.dice.topface import normalise_fast, patch_corners_mm, top_face_patches
 from vision.preprocess import CONTEXT, PATCH, normalise_patches
 
@@ -242,7 +242,7 @@ def test_the_views_are_the_patch_turned_and_mirrored() -> None:
 
 def test_the_less_flat_the_die_the_surer_its_face_must_be() -> None:
     from vision.config import VisionConfig
-    from vision.dice.board import face_needed
+    from vision.dice.faceread import face_needed
 
     cfg, d = VisionConfig(), DiceConfig()
     assert face_needed(0.95, cfg, d) == cfg.face_min_confidence

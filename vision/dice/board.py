@@ -4,7 +4,7 @@ Stages (each a plain function):
 
 1. detection: peaks of the learned detector on the top view at die height
    (:mod:`vision.dice.detect`), as board points on the plane of a flat die's top;
-2. ``read_top_faces``: each peak's up face rectified on that plane (:mod:`vision.dice.topface`,
+2. ``read_top_faces`` (:mod:`vision.dice.faceread`): each peak's up face rectified on that plane (:mod:`vision.dice.topface`,
    ``die_face_top.onnx``): the face model rejects what is not a die and reads the face, re-reading
    a plausible candidate on a 3 x 3 grid of shifted squares (the face is unsure unless they agree);
    without that model, ``die_candidates`` + ``refine`` read oblique image squares with
@@ -32,9 +32,9 @@ from vision.config import VisionConfig
 from vision.dice.classify import FaceClassifier, FaceGuess, board_classifier, top_classifier
 from vision.dice.config import DiceConfig
 from vision.dice.detect import detector, top_view
+from vision.dice.faceread import choose, face_needed, read_top_faces
 from vision.dice.find import nms
 from vision.dice.pose import POSE_PLANES, POSE_SPAN, pose_call, pose_classifier, pose_patches
-from vision.dice.topface import top_face_patches
 from vision.observation import DieReading
 from vision.preprocess import CONTEXT, PATCH, Square, crop_patch, to_gray
 
@@ -200,84 +200,6 @@ def _refine(gray: npt.NDArray[Any], cands: list[Square], classifier: FaceClassif
     return outc, outg
 
 
-def choose(g: list[FaceGuess], vote_notdie: float, vote_share: float, min_probability: float) -> tuple[int, FaceGuess]:
-    """The most die-like of one candidate's re-read crops (index, reading); its face probability is
-    capped at 0.5 (unsure) unless the die-like crops agree on the face (``vote_share`` of their
-    weight) and it reaches ``min_probability``."""
-    j = min(range(len(g)), key=lambda k: g[k].not_die - 0.2 * g[k].probability)
-    best = g[j]
-    if _vote_share(g, best.face, vote_notdie) < vote_share or best.probability < min_probability:
-        best = FaceGuess(best.face, min(best.probability, 0.5), best.not_die)
-    return j, best
-
-
-def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[Any], z: float,
-                   model: FaceClassifier, dcfg: DiceConfig = DICE) -> tuple[npt.NDArray[np.float64], list[FaceGuess]]:
-    """Read candidates (board mm, on the plane ``z`` = the die's edge) on their rectified up faces
-    (:mod:`vision.dice.topface`).  A candidate the first reading calls a die decisively
-    (``DiceConfig.top_decisive_*``) goes straight to the check below; one it does not reject is
-    re-read on the 3 x 3 grid of squares shifted by ``DiceConfig.top_refine_shift_px`` patch pixels
-    (slices of one rectified window per candidate): the most die-like square wins when it is clearly
-    a die, and the grid's die-like squares vote on its face.  The square kept, moved or not, is read
-    once more in its 8 turns and mirrors: its face stands only when that reading agrees and reaches
-    ``top_min_probability`` (else it is capped at 0.5, unsure).
-    Returns the (maybe moved) centres and the readings."""
-    mm = np.asarray(centres, np.float64).reshape(-1, 2).copy()
-    edge = z
-    s = dcfg.top_refine_shift_px
-    win = top_face_patches(gray, profile, mm, z, edge, margin=s)
-    first = model.classify_patches([w[s : s + PATCH, s : s + PATCH] for w in win], tta=False)
-    out = list(first)
-    # (candidate, square's shift in patch px, the grid agrees on its face, moved): read in 8 turns
-    # at the end
-    check: list[tuple[int, tuple[int, int], bool, bool]] = [
-        (i, (0, 0), True, False) for i, f in enumerate(first)
-        if f.not_die < dcfg.top_decisive_max_notdie and f.probability >= dcfg.top_decisive_min_probability]
-    done = {i for i, _, _, _ in check}
-    todo = [i for i, f in enumerate(first) if f.not_die < dcfg.top_refine_max_notdie and i not in done]
-    grid = [(dx, dy) for dx in (0, -s, s) for dy in (0, -s, s)]
-    g = model.classify_patches([win[i][s + dy : s + dy + PATCH, s + dx : s + dx + PATCH] for i in todo for dx, dy in grid],
-                               tta=False) if todo else []
-    mm_per_px = edge * CONTEXT / PATCH
-    m = len(grid)
-    for n, i in enumerate(todo):
-        gs = g[n * m : n * m + m]
-        j, best = choose(gs, dcfg.vote_notdie, dcfg.top_vote_share, 0.0)
-        f = first[i]
-        if best.not_die < dcfg.top_refined_max_notdie and best.not_die - 0.2 * best.probability < f.not_die - 0.2 * f.probability:
-            mm[i] += np.array(grid[j], np.float64) * mm_per_px
-            check.append((i, grid[j], best.probability == gs[j].probability, True))
-            out[i] = gs[j]
-        elif f.not_die < dcfg.top_refined_max_notdie and dcfg.top_check_unmoved:
-            # the detector's own square is the most die-like: checked like a moved one (fresh seed
-            # 900476: a 3 read 2 at 0.94 on one view stood unchecked; 0.88 in 8 turns)
-            check.append((i, (0, 0), _vote_share(gs, f.face, dcfg.vote_notdie) >= dcfg.top_vote_share, False))
-        elif f.probability < dcfg.top_min_probability:
-            out[i] = FaceGuess(f.face, min(f.probability, 0.5), f.not_die)
-    if check:
-        # a side face of a tilted die can look like a face from one orientation, rarely from all
-        # eight; a moved square's P(not a die) is the 8-turn reading's (keeping the slice's instead
-        # made one more wrong face on the tuning seeds), the detector's own square keeps its first
-        # reading's (as before the check: the check decides the face, not whether it is a die;
-        # with the 8-turn value, 3 more of 280 dice of 900400-900539 were lost)
-        slices = [win[i][s + dy : s + dy + PATCH, s + dx : s + dx + PATCH] for i, (dx, dy), _, _ in check]
-        tt = (model.classify_patches(slices, tta=True, views=dcfg.top_check_views) if dcfg.top_tta_final
-              else [out[i] for i, _, _, _ in check])
-        for (i, _, agree, moved), t in zip(check, tt, strict=True):
-            ok = agree and t.face == out[i].face and t.probability >= dcfg.top_min_probability
-            nd = t.not_die if moved else out[i].not_die
-            out[i] = FaceGuess(t.face, t.probability if ok else min(t.probability, 0.5), nd)
-    return mm, out
-
-
-def _vote_share(g: list[FaceGuess], face: int, vote_notdie: float) -> float:
-    """The share of the die-like readings' weight (1 - P(not a die), those below ``vote_notdie``)
-    that reads ``face`` (1.0 when none is die-like)."""
-    agree = [a for a in g if a.not_die < vote_notdie]
-    wsum = sum(1 - a.not_die for a in agree)
-    return sum(1 - a.not_die for a in agree if a.face == face) / wsum if wsum > 0 else 1.0
-
-
 def side_face_readings(mm: npt.NDArray[Any], camera_xy: tuple[float, float], edge: float,
                        dcfg: DiceConfig = DICE) -> set[int]:
     """Readings that are another die's side face: of two readings closer than
@@ -384,24 +306,6 @@ def gray_near(image: npt.NDArray[Any], profile: Any, centres_mm: npt.NDArray[Any
         if x1 > x0 and y1 > y0:
             out[y0:y1, x0:x1] = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
     return out
-
-
-def face_needed(p_flat: float, config: VisionConfig, dcfg: DiceConfig = DICE) -> float:
-    """The face probability a die's reading needs to stand, given the pose model's P(flat): a die
-    that may lean shows a side face almost as much as its top, so the less flat, the surer the face
-    must be (``tilted_face_min_probability`` below P(flat) 0.5, ``leaning_face_min_probability``
-    below ``leaning_max_flat``).
-
-    >>> cfg = VisionConfig()
-    >>> face_needed(0.9, cfg), face_needed(0.3, cfg), face_needed(0.05, cfg)
-    (0.9, 0.97, 0.99)
-    """
-    need = config.face_min_confidence
-    if p_flat < 0.5:
-        need = max(need, dcfg.tilted_face_min_probability)
-    if p_flat < dcfg.leaning_max_flat:
-        need = max(need, dcfg.leaning_face_min_probability)
-    return need
 
 
 def read_dice(

@@ -72,6 +72,10 @@ class DiceConfig:
     on_die_call_min_probability: float = 0.99982
     """... P(on the other die) at or above this: cocked (tuned likewise; a die-stage centre 10-18 mm
     off a flat die looks like a die raised on another: the two outliers of the slice)."""
+    pose_gate_weight: float = 0.0
+    """:func:`vision.dice.pose.pose_call` with a two-head pose model: the face-check head's weight in the
+    weighted geometric mean of the two heads' probabilities that the flat / cocked calls are made on
+    (0: the deciding head alone)."""
     white_dice_bgr: tuple[int, int, int] | None = None
     """Body colour (BGR) of White's dice and ...."""
     black_dice_bgr: tuple[int, int, int] | None = None

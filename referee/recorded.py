@@ -9,8 +9,16 @@ frame's sensor noise), plus the renderer's ground truth for still frames (for di
 scoring only: the referee never sees it).  :func:`replay_game` referees a recording with any tracker
 config and scores it exactly as :func:`referee.rendered.referee_game` would have.
 
-Recordings are pickles in a local cache (``$BGREF_OBS_CACHE``, ``/tmp/s4/ref/obs`` by default); they are made by this
-process and read back by it, never taken from elsewhere.  Re-record when the models change.
+Recordings are pickles in a local cache (``$BGREF_OBS_CACHE``; by default ``$XDG_CACHE_HOME/bgref/obs``, that is
+``~/.cache/bgref/obs``); they are made by this process and read back by it, never taken from elsewhere.  Re-record
+when the models change (each recording names the commit of ``vision/models`` that read it).
+
+The measurement command (docs/referee_vision.md, "Measuring")::
+
+    python -m referee.recorded record 7216-7225 --tag s5        # read the games once (~70 s CPU each)
+    python -m referee.recorded score 7216-7225 --tag s5 [--json F]   # referee and score them (seconds)
+
+``score`` records any game missing from the cache first, so it also works on a clean cache.
 
 >>> from referee.recorded import RecordedGame
 >>> RecordedGame.__dataclass_fields__.keys() >= {"seed", "frames", "seeded", "record"}
@@ -37,9 +45,19 @@ from vision.geometry import Seating
 from vision.observation import BoardObservation
 from vision.sim.game import GameDirector, GameScript, PlayedMove, Seeded, Timing
 
-__all__ = ["RecordedFrame", "RecordedGame", "fit_bins", "load_game", "record_game", "replay_game", "save_game"]
+__all__ = ["GameFigures", "RecordedFrame", "RecordedGame", "cache_dir", "figures", "fit_bins", "load_game",
+           "parse_seeds", "record_game", "replay_game", "save_game"]
 
-CACHE = Path(os.environ.get("BGREF_OBS_CACHE", "/tmp/s4/ref/obs"))
+FPS = 30.0  # the frame rate the latencies are quoted at (rendered games are paced in frames)
+
+
+def cache_dir() -> Path:
+    """Where recordings live: ``$BGREF_OBS_CACHE``, else ``$XDG_CACHE_HOME/bgref/obs`` (``~/.cache/bgref/obs``)."""
+    env = os.environ.get("BGREF_OBS_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "bgref" / "obs"
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,32 +218,212 @@ def fit_bins(recs: list[RecordedGame], edges: tuple[float, ...] = (0.0, 0.3, 0.9
 
 
 def cache_path(seed: int, tag: str = "") -> Path:
-    return CACHE / f"{seed}{'_' + tag if tag else ''}.pkl.gz"
+    return cache_dir() / f"{seed}{'_' + tag if tag else ''}.pkl.gz"
 
 
-def _main(argv: list[str] | None = None) -> int:
-    """``python -m referee.recorded SEED... [--tag T] [--turns N]``: record games to the cache."""
-    import argparse
-    import json
+class SeedsError(ValueError):
+    """A seed list that is not ``N``, ``N-M`` or a comma list of those."""
+
+
+def parse_seeds(items: list[str]) -> list[int]:
+    """``["7216-7218", "7220,7222"]`` -> ``[7216, 7217, 7218, 7220, 7222]`` (order kept, repeats dropped)."""
+    out: list[int] = []
+    for item in items:
+        for part in item.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            lo, sep, hi = part.partition("-")
+            try:
+                a = int(lo)
+                b = int(hi) if sep else a
+            except ValueError:
+                raise SeedsError(f"seed {part!r}: expected N or N-M") from None
+            if b < a:
+                raise SeedsError(f"seed range {part!r}: the end is before the start")
+            out += [n for n in range(a, b + 1) if n not in out]
+    if not out:
+        raise SeedsError(f"no seeds in {items!r}")
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class GameFigures:
+    """What one refereed recording scored (one line of ``score``)."""
+
+    seed: int
+    models: str
+    turns: int
+    seeded: int
+    caught: int
+    by_kind: dict[str, tuple[int, int]]  # kind -> (seeded, caught)
+    false_alarms: tuple[str, ...]  # the summaries of the calls no staged infraction explains
+    wrong_names: tuple[str, ...]  # a staged infraction called, but by another code or offender
+    checks: int
+    missed_asked: int  # staged infractions missed, but the players were asked to check in their window
+    exports_equal: bool
+    first_diff: int | None  # the index of the first move where the laws' record differs from the game
+    first_diff_played: str
+    first_diff_recorded: str
+    latencies: tuple[int, ...]  # frames from the first still frame showing it to the call, per catch
+
+    def as_json(self) -> dict[str, Any]:
+        return {"seed": self.seed, "models": self.models, "turns": self.turns, "seeded": self.seeded,
+                "caught": self.caught, "by_kind": {k: list(v) for k, v in sorted(self.by_kind.items())},
+                "false_alarms": list(self.false_alarms), "wrong_names": list(self.wrong_names),
+                "checks": self.checks, "missed_asked": self.missed_asked, "exports_equal": self.exports_equal,
+                "first_diff": self.first_diff, "first_diff_played": self.first_diff_played,
+                "first_diff_recorded": self.first_diff_recorded, "latency_frames": list(self.latencies)}
+
+
+def _move_text(m: tuple[Side, tuple[int, int], str]) -> str:
+    side, (a, b), play = m
+    return f"{side.name.lower()} {a}{b} {play or '(no move)'}"
+
+
+def figures(rec: RecordedGame, score: GameScore) -> GameFigures:
+    """The figures of one refereed recording (see :class:`GameFigures`)."""
+    played = [(m.side, (max(m.dice), min(m.dice)), m.notation) for m in score.played]
+    got = score.recorded
+    first = next((i for i, (a, b) in enumerate(zip(played, got, strict=False)) if a != b), None)
+    if first is None and len(played) != len(got):
+        first = min(len(played), len(got))
+    wrong = tuple(f"{c.seeded.kind} by {c.seeded.side.name.lower()} (frame {c.seeded.seq}) called {c.code} "
+                  f"on {c.offender.name.lower() if c.offender else '-'}"
+                  for c in score.catches if c.code and not c.caught)
+    lat = tuple(c.latency_frames for c in score.catches if c.caught and c.latency_frames is not None)
+    return GameFigures(
+        rec.seed, rec.models, score.turns, score.seeded, score.caught, score.by_kind(),
+        tuple(j.verdict.summary() for j in score.false_alarms), wrong, len(score.checks),
+        sum(1 for c in score.catches if not c.caught and not c.code and c.asked), first is None, first,
+        _move_text(played[first]) if first is not None and first < len(played) else "-",
+        _move_text(got[first]) if first is not None and first < len(got) else "-", lat)
+
+
+def total_json(games: list[GameFigures]) -> dict[str, Any]:
+    """The sums over games, with the latency median in frames and in ms at :data:`FPS`."""
+    import statistics
+
+    kinds: dict[str, list[int]] = {}
+    for g in games:
+        for k, (n, c) in g.by_kind.items():
+            kinds.setdefault(k, [0, 0])
+            kinds[k][0] += n
+            kinds[k][1] += c
+    lat = [x for g in games for x in g.latencies]
+    med = float(statistics.median(lat)) if lat else None
+    return {"games": len(games), "turns": sum(g.turns for g in games), "seeded": sum(g.seeded for g in games),
+            "caught": sum(g.caught for g in games), "by_kind": {k: v for k, v in sorted(kinds.items())},
+            "false_alarms": sum(len(g.false_alarms) for g in games),
+            "wrong_names": sum(len(g.wrong_names) for g in games), "checks": sum(g.checks for g in games),
+            "missed_asked": sum(g.missed_asked for g in games),
+            "exports_equal": sum(g.exports_equal for g in games),
+            "latency_frames_median": med, "latency_ms_median": None if med is None else round(med * 1000 / FPS)}
+
+
+def _print_game(g: GameFigures, out: Any) -> None:
+    diff = "equal" if g.exports_equal else (
+        f"differ at move {g.first_diff}: played {g.first_diff_played} | recorded {g.first_diff_recorded}")
+    print(f"game {g.seed}: turns {g.turns}, caught {g.caught}/{g.seeded}, false alarms {len(g.false_alarms)}, "
+          f"wrong names {len(g.wrong_names)}, checks {g.checks}, missed but asked {g.missed_asked}, exports {diff}",
+          file=out)
+    print("    " + " ".join(f"{k}={c}/{n}" for k, (n, c) in sorted(g.by_kind.items())), file=out)
+    for fa in g.false_alarms:
+        print(f"    FALSE ALARM {fa}", file=out)
+    for w in g.wrong_names:
+        print(f"    WRONG NAME {w}", file=out)
+
+
+def _print_total(t: dict[str, Any], out: Any) -> None:
+    print(f"total: {t['games']} games, {t['turns']} turns, caught {t['caught']}/{t['seeded']}, false alarms "
+          f"{t['false_alarms']}, wrong names {t['wrong_names']}, checks {t['checks']}, missed but asked "
+          f"{t['missed_asked']}, exports equal {t['exports_equal']}/{t['games']}, latency median "
+          f"{t['latency_frames_median']} frames ({t['latency_ms_median']} ms at {FPS:g} fps)", file=out)
+    print("    " + " ".join(f"{k}={c}/{n}" for k, (n, c) in t["by_kind"].items()), file=out)
+
+
+PACE = Timing(reach=3, carry=3, place=2, retreat=3, throw=8, settle=8, lift=3, think=8, cube=6, illegal_hold=10)
+
+
+def _models_commit() -> str:
     import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    try:
+        return subprocess.run(["git", "log", "-1", "--format=%h %cI", "--", "vision/models"], capture_output=True,
+                              text=True, check=False, cwd=root).stdout.strip()
+    except OSError:
+        return ""
+
+
+def _record(seeds: list[int], tag: str, turns: int, looks: bool, out: Any) -> None:
+    import json
 
     from referee.rendered import schedule
 
-    ap = argparse.ArgumentParser(prog="python -m referee.recorded")
-    ap.add_argument("seeds", nargs="+", type=int)
-    ap.add_argument("--tag", default="")
-    ap.add_argument("--turns", type=int, default=40)
-    ap.add_argument("--no-looks", action="store_true")
-    a = ap.parse_args(argv)
-    pace = Timing(reach=3, carry=3, place=2, retreat=3, throw=8, settle=8, lift=3, think=8, cube=6, illegal_hold=10)
-    models = subprocess.run(["git", "log", "-1", "--format=%h %cI", "--", "vision/models"], capture_output=True,
-                            text=True, check=False).stdout.strip()
-    for seed in a.seeds:
-        rec = record_game(seed, script=GameScript(schedule(2, 1), max_turns=a.turns), timing=pace,
-                          looks=not a.no_looks, models=models)
-        p = save_game(rec, cache_path(seed, a.tag))
+    models = _models_commit()
+    for seed in seeds:
+        rec = record_game(seed, script=GameScript(schedule(2, 1), max_turns=turns), timing=PACE, looks=looks,
+                          models=models)
+        p = save_game(rec, cache_path(seed, tag))
         print(json.dumps({"seed": seed, "path": str(p), "frames": len(rec.frames), "turns": rec.turn_no,
-                          "elapsed_s": round(rec.elapsed_s, 1), "stats": rec.reader_stats}), flush=True)
+                          "elapsed_s": round(rec.elapsed_s, 1), "models": models, "stats": rec.reader_stats}),
+              file=out, flush=True)
+
+
+def _main(argv: list[str] | None = None) -> int:
+    """``python -m referee.recorded record|score SEEDS [--tag T] ...`` (see the module doc)."""
+    import argparse
+    import json
+    import sys
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] not in ("record", "score", "-h", "--help"):
+        args.insert(0, "record")  # the earlier form: python -m referee.recorded SEED... [--tag T]
+    ap = argparse.ArgumentParser(prog="python -m referee.recorded",
+                                 description=f"Record rendered games read by the real models (cache: {cache_dir()}), "
+                                             "and referee and score them.")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    rec_p = sub.add_parser("record", help="render and read games into the cache (~70 s CPU a game)")
+    score_p = sub.add_parser("score", help="referee recordings and print the figures (records missing ones first)")
+    for p in (rec_p, score_p):
+        p.add_argument("seeds", nargs="+", help="seeds: N, N-M or comma lists")
+        p.add_argument("--tag", default="", help="the recordings' tag (file SEED_TAG.pkl.gz)")
+        p.add_argument("--turns", type=int, default=40, help="turns per game when recording")
+        p.add_argument("--no-looks", action="store_true", help="record without the extra looks at still frames")
+    score_p.add_argument("--json", dest="json_out", default=None, help="also write the figures as JSON here")
+    score_p.add_argument("--laws", default="modern")
+    score_p.add_argument("--no-record", action="store_true", help="refuse, rather than record, a missing game")
+    a = ap.parse_args(args)
+    try:
+        seeds = parse_seeds(a.seeds)
+    except SeedsError as exc:
+        ap.error(str(exc))
+    if a.cmd == "record":
+        _record(seeds, a.tag, a.turns, not a.no_looks, sys.stdout)
+        return 0
+    missing = [s for s in seeds if not cache_path(s, a.tag).exists()]
+    if missing and a.no_record:
+        print(f"not recorded: {', '.join(str(cache_path(s, a.tag)) for s in missing)}", file=sys.stderr)
+        return 2
+    if missing:
+        print(f"recording {len(missing)} game(s) first into {cache_dir()} (~70 s CPU each)", file=sys.stderr)
+        _record(missing, a.tag, a.turns, not a.no_looks, sys.stderr)
+    now = _models_commit()
+    games: list[GameFigures] = []
+    for seed in seeds:
+        rec = load_game(cache_path(seed, a.tag))
+        if now and rec.models and rec.models != now:
+            print(f"note: game {seed} was read by the models of {rec.models}; vision/models is now {now} "
+                  "(re-record it to measure today's models)", file=sys.stderr)
+        g = figures(rec, replay_game(rec, laws=a.laws))
+        games.append(g)
+        _print_game(g, sys.stdout)
+    tot = total_json(games)
+    _print_total(tot, sys.stdout)
+    if a.json_out:
+        Path(a.json_out).write_text(json.dumps({"tag": a.tag, "games": [g.as_json() for g in games],
+                                                "total": tot}, indent=1) + "\n")
     return 0
 
 

@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import gzip
+import json
 import pickle
 from pathlib import Path
 
 import pytest
 
-from referee.recorded import load_game
+from referee.recorded import (
+    PACE,
+    RecordedFrame,
+    RecordedGame,
+    SeedsError,
+    _main,
+    cache_path,
+    figures,
+    load_game,
+    parse_seeds,
+    replay_game,
+    save_game,
+)
 
 
 @pytest.mark.parametrize("content", [b"", b"not gzip at all", gzip.compress(b"\x80\x05garbled", mtime=0),
@@ -33,3 +46,81 @@ def test_a_recording_of_something_else_is_refused(tmp_path: Path) -> None:
 def test_a_missing_recording_is_named(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"nope\.pkl\.gz: not a readable recording"):
         load_game(tmp_path / "nope.pkl.gz")
+
+
+# --- the measurement command: python -m referee.recorded record|score SEEDS --tag T ---------------------------
+
+def _oracle_recording(seed: int, turns: int) -> RecordedGame:
+    """A short rendered game 'recorded' with the oracle as the reader (no pixels: fast)."""
+    from referee.rendered import oracle_reader, schedule, sim_frames
+    from vision.sim.config import SimConfig
+    from vision.sim.game import GameDirector, GameScript
+
+    d = GameDirector(seed, script=GameScript(schedule(1, 1, kinds=("premature_throw", "illegal_wrong_distance")),
+                                             max_turns=turns), cfg=SimConfig.clean(), width=320, height=180,
+                     timing=PACE, pixels=False)
+    frames = []
+    for f in sim_frames(d):
+        obs = oracle_reader(f)
+        still = bool(f.truth.get("still"))
+        frames.append(RecordedFrame(f.seq, f.t, still, obs, (), obs if still else None))
+    return RecordedGame(seed, 320, 180, d.seating, 0.99, tuple(frames), tuple(d.seeded), tuple(d.record),
+                        d.winner, d.turn_no, d.seq, {}, "oracle")
+
+
+def test_seed_lists_take_ranges_and_commas_and_refuse_junk() -> None:
+    assert parse_seeds(["7216-7218", "7220,7222", "7217"]) == [7216, 7217, 7218, 7220, 7222]
+    with pytest.raises(SeedsError, match="'72x'"):
+        parse_seeds(["72x"])
+    with pytest.raises(SeedsError, match="before the start"):
+        parse_seeds(["7300-7226"])
+
+
+def test_the_default_cache_is_the_users_cache_not_a_session_dir(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path) -> None:
+    monkeypatch.delenv("BGREF_OBS_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache_path(7226, "x") == tmp_path / "bgref" / "obs" / "7226_x.pkl.gz"
+    monkeypatch.setenv("BGREF_OBS_CACHE", str(tmp_path / "c"))
+    assert cache_path(7226) == tmp_path / "c" / "7226.pkl.gz"
+
+
+def test_score_prints_per_game_and_total_figures_and_writes_json(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("BGREF_OBS_CACHE", str(tmp_path / "cache"))
+    rec = _oracle_recording(7101, 6)
+    save_game(rec, cache_path(7101, "t"))
+    out_json = tmp_path / "f.json"
+    assert _main(["score", "7101", "--tag", "t", "--no-record", "--json", str(out_json)]) == 0
+    text = capsys.readouterr().out
+    data = json.loads(out_json.read_text())
+    g, tot = data["games"][0], data["total"]
+    assert g["seed"] == 7101 and g["seeded"] == len(rec.seeded) >= 2
+    direct = replay_game(rec)
+    assert tot["caught"] == g["caught"] == direct.caught >= 1 and tot["seeded"] == direct.seeded
+    assert g["by_kind"]["premature_throw"] == [1, 1] and tot["checks"] == len(direct.checks)
+    assert tot["false_alarms"] == 0 and tot["wrong_names"] == 0
+    assert g["exports_equal"] is True and g["first_diff"] is None
+    assert tot["latency_ms_median"] == round(tot["latency_frames_median"] * 1000 / 30)
+    assert f"game 7101: turns {rec.turn_no}, caught {g['caught']}/{g['seeded']}" in text
+    assert "exports equal 1/1" in text and "premature_throw=1/1" in text and "false alarms 0" in text
+
+
+def test_score_names_the_first_differing_move() -> None:
+    from dataclasses import replace
+
+    from vision.sim.game import PlayedMove
+
+    rec = _oracle_recording(7102, 4)
+    bad = replace(rec, record=(PlayedMove(rec.record[0].side, (6, 5), "24/13"), *rec.record[1:]))
+    fig = figures(bad, replay_game(bad))
+    assert not fig.exports_equal and fig.first_diff == 0
+    assert fig.first_diff_played.endswith("65 24/13") and fig.first_diff_recorded != fig.first_diff_played
+
+
+def test_score_refuses_a_missing_game_with_no_record(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("BGREF_OBS_CACHE", str(tmp_path))
+    assert _main(["score", "7226-7227", "--tag", "t", "--no-record"]) == 2
+    err = capsys.readouterr().err
+    assert "7226_t.pkl.gz" in err and "7227_t.pkl.gz" in err

@@ -49,6 +49,8 @@ VIEW_SCALE = 1.0
 """The view plane's value is ``VIEW_SCALE`` x tan(line of sight's angle off vertical) (0 to about 1.2)."""
 FLAT, COCKED, ON_DIE = 0, 1, 2
 _V2_PLANES = 4
+GATE_OUTPUT = "gate_logits"
+"""The second output of a two-head pose model: the v2 model's logits (its P(flat) feeds the face check)."""
 """The v2 model read the planes 0.5-2 edges only, without the view plane."""
 _COARSE = 6
 """Samples per side of the grid projected through the lens (the rest is interpolated: < 0.05 px off)."""
@@ -68,24 +70,47 @@ def _interpolation(n: int, k: int) -> npt.NDArray[np.float64]:
 
 @dataclass(frozen=True, slots=True)
 class PoseGuess:
-    """P(flat), P(cocked: leaning), P(on top of the other die)."""
+    """P(flat), P(cocked: leaning), P(on top of the other die) of the model's deciding head, and, from a
+    two-head model (:data:`GATE_OUTPUT`), the face-check head's (flat, leaning, on die): None when the
+    model has one head."""
 
     flat: float
     cocked: float
     on_die: float
+    gate: tuple[float, float, float] | None = None
+
+    def blended(self, weight: float) -> PoseGuess:
+        """The deciding head's probabilities blended with the face-check head's: the normalised
+        weighted geometric mean (``weight`` of the face-check head; 0: the deciding head alone)."""
+        if self.gate is None or weight <= 0.0:
+            return self
+        a = np.maximum(np.array([self.flat, self.cocked, self.on_die]), 1e-12) ** (1.0 - weight)
+        b = np.maximum(np.array(self.gate), 1e-12) ** weight
+        m = a * b / float(np.sum(a * b))
+        return PoseGuess(float(m[0]), float(m[1]), float(m[2]), self.gate)
+
+    @property
+    def face_flat(self) -> float:
+        """The P(flat) that sets how sure a die's face must be (``vision.dice.faceread.face_needed``,
+        whose limits were tuned on the v2 model's P(flat)): the face-check head's when there is one."""
+        return self.flat if self.gate is None else self.gate[0]
 
 
 def pose_call(g: PoseGuess, dcfg: DiceConfig) -> tuple[bool | None, float, bool, float]:
-    """(cocked, confidence, on the other die, P(flat)) from the model's probabilities: cocked when
+    """(cocked, confidence, on the other die, P(flat) for the face check) from the model's
+    probabilities (:meth:`PoseGuess.blended` by ``DiceConfig.pose_gate_weight``): cocked when
     P(leaning) or P(on the other die) reaches its own threshold (``DiceConfig.leaning_min_probability``,
     ``on_die_call_min_probability``: one outlier of either kind on the tuning slice no longer holds the
-    other back), flat when P(flat) reaches ``flat_min_probability``, else None (unsure)."""
+    other back), flat when P(flat) reaches ``flat_min_probability``, else None (unsure).  The fourth
+    value is :attr:`PoseGuess.face_flat` (the face-check head's P(flat) of a two-head model)."""
+    face_flat = g.face_flat
+    g = g.blended(dcfg.pose_gate_weight)
     up = g.cocked + g.on_die
     if g.cocked >= dcfg.leaning_min_probability or g.on_die >= dcfg.on_die_call_min_probability:
-        return (True, up, g.on_die >= dcfg.on_die_min_probability, g.flat)
+        return (True, up, g.on_die >= dcfg.on_die_min_probability, face_flat)
     if g.flat >= dcfg.flat_min_probability:
-        return (False, g.flat, False, g.flat)
-    return (None, max(g.flat, up), False, g.flat)
+        return (False, g.flat, False, face_flat)
+    return (None, max(g.flat, up), False, face_flat)
 
 
 def camera_centre(profile: Any) -> npt.NDArray[np.float64]:
@@ -168,16 +193,24 @@ def pose_input(p: PosePatch) -> npt.NDArray[np.float32]:
 
 
 class PoseClassifier:
-    """Loads the ONNX pose model once."""
+    """Loads the ONNX pose model once.  One head (output ``logits``: flat / leaning / on die), or two
+    (:data:`GATE_OUTPUT` beside it: the v2 model on the planes 0.5-2 edges, whose P(flat) the face
+    check's limits were tuned on), both from one run over one batch."""
 
     def __init__(self, path: Path = DIE_POSE_MODEL) -> None:
         self._session = onnx_session(path)
         inp = self._session.get_inputs()[0]
         self._input = inp.name
         self._planes = int(inp.shape[1])
+        outs = [o.name for o in self._session.get_outputs()]
+        self._gate = outs.index(GATE_OUTPUT) if GATE_OUTPUT in outs else None
         if self._planes not in (len(POSE_PLANES) + 1, _V2_PLANES):
             raise ValueError(f"pose model {path} reads {inp.shape[1]} planes, not {len(POSE_PLANES) + 1} "
                              "(retrain: python -m vision.training.pose train)")
+
+    @property
+    def two_heads(self) -> bool:
+        return self._gate is not None
 
     def classify(self, patches: list[PosePatch]) -> list[PoseGuess]:
         if not patches:
@@ -186,8 +219,13 @@ class PoseClassifier:
             x = np.stack([normalise_pose(p.planes[1:]) for p in patches]).astype(np.float32)
         else:
             x = np.stack([pose_input(p) for p in patches]).astype(np.float32)
-        p = softmax(np.asarray(self._session.run(None, {self._input: x})[0], np.float32))
-        return [PoseGuess(float(a), float(b), float(c)) for a, b, c in p]
+        outs = self._session.run(None, {self._input: x})
+        p = softmax(np.asarray(outs[0], np.float32))
+        if self._gate is None:
+            return [PoseGuess(float(a), float(b), float(c)) for a, b, c in p]
+        q = softmax(np.asarray(outs[self._gate], np.float32))
+        return [PoseGuess(float(a), float(b), float(c), (float(d), float(e), float(f)))
+                for (a, b, c), (d, e, f) in zip(p, q, strict=True)]
 
 
 _POSE: PoseClassifier | None = None

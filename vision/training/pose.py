@@ -358,6 +358,55 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     return record
 
 
+def merge_heads(decide: Path, gate: Path, out: Path) -> dict[str, object]:
+    """One ONNX file with two heads over one input: ``decide`` (a 6-plane model: the five planes and
+    the view) gives the output ``logits`` the flat / cocked calls are made on, ``gate`` (the v2 model:
+    the planes 0.5-2 edges, channels 1-4 of the same input) gives :data:`vision.dice.pose.GATE_OUTPUT`,
+    whose P(flat) feeds the face check (``vision.dice.faceread.face_needed``, tuned on it).  One
+    onnxruntime run per frame for both (needs the ``onnx`` package: development only)."""
+    import onnx
+    from onnx import helper
+
+    from vision.dice.pose import _V2_PLANES, GATE_OUTPUT, POSE_PLANES
+
+    d, g = onnx.load(str(decide)), onnx.load(str(gate))
+    d_in, g_in = d.graph.input[0], g.graph.input[0]
+    planes = [dim.dim_value for dim in d_in.type.tensor_type.shape.dim][1]
+    if planes != len(POSE_PLANES) + 1 or [dim.dim_value for dim in g_in.type.tensor_type.shape.dim][1] != _V2_PLANES:
+        raise ValueError(f"merge_heads: {decide} must read {len(POSE_PLANES) + 1} planes and {gate} {_V2_PLANES}")
+    pre = "gate/"
+    names = {g_in.name: pre + g_in.name, g.graph.output[0].name: GATE_OUTPUT}
+
+    def rn(n: str) -> str:
+        return names.get(n, pre + n) if n else n
+
+    nodes = []
+    for nd in g.graph.node:
+        c = onnx.NodeProto()
+        c.CopyFrom(nd)
+        c.name = pre + nd.name
+        c.input[:] = [rn(i) for i in nd.input]
+        c.output[:] = [rn(o) for o in nd.output]
+        nodes.append(c)
+    inits = []
+    for t in g.graph.initializer:
+        c = onnx.TensorProto()
+        c.CopyFrom(t)
+        c.name = rn(t.name)
+        inits.append(c)
+    consts = [helper.make_tensor(pre + k, onnx.TensorProto.INT64, [1], [v]) for k, v in (("starts", 1), ("ends", 1 + _V2_PLANES), ("axes", 1))]
+    sl = helper.make_node("Slice", [d_in.name, pre + "starts", pre + "ends", pre + "axes"], [pre + g_in.name], name=pre + "slice")
+    gate_out = helper.make_tensor_value_info(GATE_OUTPUT, onnx.TensorProto.FLOAT, ["n", 3])
+    graph = helper.make_graph([*d.graph.node, sl, *nodes], "die_pose_two_heads", [d_in], [d.graph.output[0], gate_out],
+                              list(d.graph.initializer) + consts + inits)
+    model = helper.make_model(graph, opset_imports=list(d.opset_import))
+    model.ir_version = d.ir_version
+    onnx.checker.check_model(model)
+    onnx.save(model, str(out))
+    return {"model": out.name, "decide": str(decide), "gate": str(gate), "outputs": ["logits", GATE_OUTPUT],
+            "command": f"python -m vision.training.pose merge {decide} {gate} --out {out}"}
+
+
 def _predict(model: Any, x: Any) -> Any:
     import torch
 
@@ -412,6 +461,8 @@ def pose_rows(folder: Path, seeds: range, *, limit: int | None = None, log: Any 
                 "leaning_on": die.get("leaning_on"), "hidden": i in hidden, "found": j is not None,
                 "at_face": [gs[0].flat, gs[0].cocked, gs[0].on_die],
                 "at_found": [gs[1].flat, gs[1].cocked, gs[1].on_die] if j is not None else None,
+                "at_face_gate": list(gs[0].gate) if gs[0].gate is not None else None,
+                "at_found_gate": list(gs[1].gate) if j is not None and gs[1].gate is not None else None,
                 "pose_ms": ms if i == 0 else None, "pose_cpu_ms": cpu if i == 0 else None, "dice_found": len(found),
             })
         if (k + 1) % 50 == 0:
@@ -419,10 +470,23 @@ def pose_rows(folder: Path, seeds: range, *, limit: int | None = None, log: Any 
     return rows
 
 
+def blended(r: dict[str, Any], where: str, weight: float) -> list[float] | None:
+    """A row's (P(flat), P(cocked), P(on die)) at ``where`` (``at_found`` / ``at_face``) as
+    :func:`vision.dice.pose.pose_call` sees them: blended with the face-check head's (two-head models,
+    :meth:`vision.dice.pose.PoseGuess.blended`) by ``weight``."""
+    from vision.dice.pose import PoseGuess
+
+    p, q = r[where], r.get(where + "_gate")
+    if p is None:
+        return None
+    g = PoseGuess(p[0], p[1], p[2], None if q is None else (q[0], q[1], q[2])).blended(weight)
+    return [g.flat, g.cocked, g.on_die]
+
+
 def call(p: list[float], th: dict[str, float]) -> bool | None:
     """The pose stage's decision (:func:`vision.dice.pose.pose_call`) on (P(flat), P(cocked), P(on die))
-    at the thresholds ``th`` (:class:`vision.dice.config.DiceConfig` field names): True cocked, False flat,
-    None unsure."""
+    (already blended: :func:`blended`) at the thresholds ``th`` (:class:`vision.dice.config.DiceConfig`
+    field names): True cocked, False flat, None unsure."""
     from vision.dice.config import DiceConfig
     from vision.dice.pose import PoseGuess, pose_call
 
@@ -436,7 +500,8 @@ def config_thresholds(d: Any) -> dict[str, float]:
     return {k: getattr(d, k) for k in POSE_THRESHOLDS}
 
 
-POSE_THRESHOLDS = ("leaning_min_probability", "on_die_call_min_probability", "flat_min_probability", "on_die_min_probability")
+POSE_THRESHOLDS = ("leaning_min_probability", "on_die_call_min_probability", "flat_min_probability", "on_die_min_probability",
+                   "pose_gate_weight")
 
 
 def tally(rows: list[dict[str, Any]], th: dict[str, float], where: str = "at_found") -> dict[str, Any]:
@@ -447,7 +512,7 @@ def tally(rows: list[dict[str, Any]], th: dict[str, float], where: str = "at_fou
     by_kind: dict[str, list[int]] = {}
     wrong: list[str] = []
     for r in rows:
-        p = r[where]
+        p = blended(r, where, th.get("pose_gate_weight", 0.0))
         if p is None or r["hidden"]:
             continue
         c = call(p, th)
@@ -480,7 +545,7 @@ def tally(rows: list[dict[str, Any]], th: dict[str, float], where: str = "at_fou
     return t
 
 
-def tune(rows: list[dict[str, Any]], where: str = "at_found", *, pooled: bool = True) -> dict[str, float]:
+def tune(rows: list[dict[str, Any]], where: str = "at_found", *, pooled: bool = True, gate_weight: float = 0.0) -> dict[str, float]:
     """Thresholds from a tuning slice: the lowest P(flat) that calls no cocked die flat, and the lowest
     cocked threshold that calls no flat die cocked, each raised by half its distance to 1; P(on die)
     0.5 tells a cocked die on the other die from a leaning one.  ``pooled``: one cocked threshold for
@@ -488,7 +553,7 @@ def tune(rows: list[dict[str, Any]], where: str = "at_found", *, pooled: bool = 
     tails together: a slice of ~470 flat dice leaves the on-die tail alone too thin; the die_pose.onnx
     of 04:14 called 4 of 660 held-out flat dice cocked at the split rule's 0.9646, 0 at the pooled
     0.99709); else (``--split``) each from its own tail."""
-    ok = [r[where] for r in rows if r[where] is not None and not r["hidden"]]
+    ok = [b for r in rows if not r["hidden"] and (b := blended(r, where, gate_weight)) is not None]
     labels = [r["label"] for r in rows if r[where] is not None and not r["hidden"]]
 
     def above(vals: list[float]) -> float:
@@ -498,7 +563,7 @@ def tune(rows: list[dict[str, Any]], where: str = "at_found", *, pooled: bool = 
     lean, on = (above([p[1] + p[2] for p in flat]),) * 2 if pooled else (above([p[1] for p in flat]), above([p[2] for p in flat]))
     return {"leaning_min_probability": lean, "on_die_call_min_probability": on,
             "flat_min_probability": above([p[0] for p, y in zip(ok, labels, strict=True) if y != 0]),
-            "on_die_min_probability": 0.5}
+            "on_die_min_probability": 0.5, "pose_gate_weight": gate_weight}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -516,6 +581,10 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--cache", type=Path, default=None, help="keep the extracted patches here (repeated runs)")
     t.add_argument("--copies", default="2,4,6", help="patches per flat, cocked, on-die die")
     t.add_argument("--no-found", action="store_true", help="do not run the die stage for its centres (faster)")
+    mg = sub.add_parser("merge", help="one two-head model: a 6-plane deciding model + the v2 face-check model (needs onnx)")
+    mg.add_argument("decide", type=Path)
+    mg.add_argument("gate", type=Path)
+    mg.add_argument("--out", type=Path, default=None)
     e = sub.add_parser("eval", help="flat / cocked / on-die calls on held-out pose renders")
     e.add_argument("--first", type=int, default=POSE_EVAL_SEEDS.start)
     e.add_argument("--count", type=int, default=50, help="scenes (each with its positions)")
@@ -526,6 +595,7 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--model", type=Path, default=None, help="evaluate this model instead of vision/models/die_pose.onnx")
     e.add_argument("--split", action="store_true", help="with --tune: separate leaning / on-die thresholds (else pooled)")
     e.add_argument("--tune-only", action="store_true", help="with --tune: stop after tuning (no held-out frames)")
+    e.add_argument("--gate-weight", type=float, default=None, help="with --tune: the face-check head's weight (DiceConfig.pose_gate_weight)")
     args = p.parse_args(argv)
     if args.what == "render":
         w, h = (int(v) for v in args.size.split("x"))
@@ -541,6 +611,11 @@ def main(argv: list[str] | None = None) -> int:
         print(train(args.out or DIE_POSE_MODEL, seed=args.seed, epochs=args.epochs, cache=args.cache,
                     copies=(cp[0], cp[1], cp[2]), with_found=not args.no_found), flush=True)
         return 0
+    if args.what == "merge":
+        from vision.dice.pose import DIE_POSE_MODEL
+
+        print(json.dumps(merge_heads(args.decide, args.gate, args.out or DIE_POSE_MODEL), indent=2), flush=True)
+        return 0
     from vision.dice.config import DiceConfig
 
     w, h = (int(v) for v in args.size.split("x"))
@@ -553,7 +628,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.tune:
         rows = pose_rows(pose_dir(w, h), range(POSE_TRAIN_SEEDS.start, POSE_TRAIN_SEEDS.stop, 10))  # the validation slice
         res["tuned_on"] = f"{pose_dir(w, h)} training seeds % 10 == 0 ({len(rows)} dice)"
-        res["tuned"] = tune(rows, pooled=not args.split)
+        gw = DiceConfig().pose_gate_weight if args.gate_weight is None else args.gate_weight
+        res["tuned"] = tune(rows, pooled=not args.split, gate_weight=gw)
         if args.rows:
             args.rows.with_suffix(".tune.json").write_text(json.dumps(rows) + "\n")
         if args.tune_only:

@@ -1,0 +1,84 @@
+"""The two-head pose model (vision/dice/pose.py, ``python -m vision.training.pose merge``): the deciding
+head's calls, the face-check head's P(flat) for ``face_needed``, and the merged ONNX file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from vision.dice.config import DiceConfig
+from vision.dice.pose import PoseGuess, pose_call
+
+
+def test_the_face_check_gets_the_gate_heads_p_flat() -> None:
+    """A two-head guess: the calls follow the deciding head, the fourth value (``face_needed``'s P(flat))
+    is the face-check head's, so a die the deciding head thinks flat but the face check's head does not
+    keeps the strict face limit."""
+    d = DiceConfig(leaning_min_probability=0.99, on_die_call_min_probability=0.99, flat_min_probability=0.99)
+    g = PoseGuess(0.995, 0.004, 0.001, (0.08, 0.9, 0.02))
+    assert g.face_flat == 0.08 and PoseGuess(0.995, 0.004, 0.001).face_flat == 0.995
+    assert pose_call(g, d) == (False, 0.995, False, 0.08)
+    assert pose_call(PoseGuess(0.001, 0.998, 0.001, (0.4, 0.5, 0.1)), d) == (True, 0.999, False, 0.4)
+    assert pose_call(PoseGuess(0.5, 0.4, 0.1, (0.97, 0.02, 0.01)), d) == (None, 0.5, False, 0.97)
+
+
+def test_blending_the_heads() -> None:
+    """Weight 0: the deciding head alone; 0.5: the normalised geometric mean; a one-head guess is unchanged;
+    with a weight, a die only one head calls cocked falls back to unsure."""
+    g = PoseGuess(0.01, 0.98, 0.01, (0.64, 0.32, 0.04))
+    assert g.blended(0.0) is g and PoseGuess(0.2, 0.7, 0.1).blended(0.5) == PoseGuess(0.2, 0.7, 0.1)
+    b = g.blended(0.5)
+    raw = np.sqrt(np.array([0.01 * 0.64, 0.98 * 0.32, 0.01 * 0.04]))
+    assert [b.flat, b.cocked, b.on_die] == pytest.approx(list(raw / raw.sum()))
+    assert b.gate == g.gate and b.flat + b.cocked + b.on_die == pytest.approx(1.0)
+    d = DiceConfig(leaning_min_probability=0.97, on_die_call_min_probability=0.97, flat_min_probability=0.99)
+    assert pose_call(g, d)[0] is True
+    assert pose_call(g, DiceConfig(leaning_min_probability=0.97, on_die_call_min_probability=0.97,
+                                   flat_min_probability=0.99, pose_gate_weight=0.5))[0] is None
+
+
+def _tiny(onnx: Any, planes: int, scale: float, path: Path) -> None:
+    """A stand-in pose model: global mean of each plane, times a fixed (planes x 3) matrix."""
+    from onnx import TensorProto, helper
+
+    w = (np.arange(planes * 3, dtype=np.float32).reshape(planes, 3) - planes) * scale
+    nodes = [helper.make_node("GlobalAveragePool", ["planes"], ["pool"], name="pool"),
+             helper.make_node("Flatten", ["pool"], ["flat"], name="flatten"),
+             helper.make_node("MatMul", ["flat", "w"], ["logits"], name="mm")]
+    graph = helper.make_graph(nodes, "tiny", [helper.make_tensor_value_info("planes", TensorProto.FLOAT, ["n", planes, 48, 48])],
+                              [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", 3])],
+                              [helper.make_tensor("w", TensorProto.FLOAT, list(w.shape), w.ravel().tolist())])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(path))
+
+
+def test_merged_file_runs_both_models_on_one_input(tmp_path: Path) -> None:
+    """``merge_heads``: the deciding model reads the whole 6-plane input, the face-check (v2) model its
+    channels 1-4 (the planes 0.5-2 edges), with the same outputs as each file alone; the classifier
+    reads both heads from it; a file of the wrong width is refused, naming it."""
+    onnx = pytest.importorskip("onnx")
+    import onnxruntime as ort
+
+    from vision.dice.pose import GATE_OUTPUT, PoseClassifier, PosePatch
+    from vision.training.pose import merge_heads
+
+    _tiny(onnx, 6, 0.3, tmp_path / "d.onnx")
+    _tiny(onnx, 4, -0.7, tmp_path / "g.onnx")
+    merge_heads(tmp_path / "d.onnx", tmp_path / "g.onnx", tmp_path / "two.onnx")
+    x = np.random.default_rng(3).normal(size=(3, 6, 48, 48)).astype(np.float32)
+    both = ort.InferenceSession(str(tmp_path / "two.onnx")).run(None, {"planes": x})
+    assert [o.name for o in ort.InferenceSession(str(tmp_path / "two.onnx")).get_outputs()] == ["logits", GATE_OUTPUT]
+    alone_d = ort.InferenceSession(str(tmp_path / "d.onnx")).run(None, {"planes": x})[0]
+    alone_g = ort.InferenceSession(str(tmp_path / "g.onnx")).run(None, {"planes": x[:, 1:5]})[0]
+    assert np.allclose(both[0], alone_d) and np.allclose(both[1], alone_g)
+    clf = PoseClassifier(tmp_path / "two.onnx")
+    rng = np.random.default_rng(4)
+    guesses = clf.classify([PosePatch(rng.integers(0, 255, (5, 48, 48), dtype=np.uint8), 0.4) for _ in range(2)])
+    assert clf.two_heads and all(g.gate is not None and sum(g.gate) == pytest.approx(1.0) for g in guesses)
+    assert not PoseClassifier(tmp_path / "d.onnx").two_heads
+    with pytest.raises(ValueError, match=r"g\.onnx"):
+        merge_heads(tmp_path / "g.onnx", tmp_path / "g.onnx", tmp_path / "bad.onnx")

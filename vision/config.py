@@ -61,6 +61,11 @@ class VisionConfig:
     """A tray count read from the image (``checkers.tray_readings``) that the board's total
     contradicts (15 minus the board's checkers of that colour is another count) has its error
     probability multiplied by this: one of the two readings is wrong, or a checker is off the board."""
+    slot_bar_hand_corroboration: float = 0.5
+    """The bar's own "hand" slots count (the bar not read, its neighbours doubted) only when a slot of
+    a neighbouring point (6, 7, 18, 19) gives "hand" at least this: a hand is wider than the bar, and
+    the slot model calls an empty bar "hand" alone on ~1 frame in 4.  Chosen on seeds 900000-900579
+    and every cached training render with the bar covered (the weakest neighbour there gave 0.93)."""
 
     # ---- dice (vision/dice/)
     face_min_confidence: float = 0.9

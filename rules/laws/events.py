@@ -117,6 +117,25 @@ class DiceLifted:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayAmended:
+    """The referee re-judges ``player``'s last play: it was the play of ``dice`` that ends at ``position``.
+
+    A play the referee put on record as the likeliest reading of an unsure board (or with a throw it
+    inferred from the play) is found, before the opponent has played, to have been another legal play
+    (``dice`` may differ from the throw on record when that throw was inferred).  The record and the
+    board are amended; it is never an infraction.  The laws refuse it (a check, nothing applied) when
+    that play is not a legal play of ``dice`` from the board the play started from, when the opponent
+    has played since, or when the play on record is an infraction still open to correction.
+    """
+
+    player: Side
+    dice: tuple[int, int]
+    position: Position
+    t: float = 0.0
+    uncertain: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class ClockPressed:
     """``player`` presses his clock button (ends his turn where clocks are used)."""
 
@@ -203,6 +222,7 @@ Event = (
     | DiceThrown
     | PositionObserved
     | DiceLifted
+    | PlayAmended
     | ClockPressed
     | CubeOffered
     | CubeTaken

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
 
-from rules.dice import Dice
+from rules.dice import Dice, DiceError
 from rules.judge import judge
 from rules.laws.codes import (
     IllegalPlay,
@@ -49,6 +49,7 @@ from rules.laws.events import (
     Event,
     GameSetUp,
     OpeningDieThrown,
+    PlayAmended,
     PositionObserved,
     ResignationAccepted,
     ResignationOffered,
@@ -237,6 +238,7 @@ class BoardMachine:
         self.resign_offer: tuple[Side, int] | None = None
         self.offer_from: Side | None = None
         self.plays_completed = 0
+        self.last_play: tuple[Side, Position, int] | None = None  # (mover, board before, Move index): amendable
         self.opening_rethrow_allowed = False
         self.verdicts: list[Verdict] = []
         self.games: list[GameRecord] = []
@@ -354,6 +356,8 @@ class BoardMachine:
             return self._observe(event)
         if isinstance(event, DiceLifted | ClockPressed):
             return self._lift(event)
+        if isinstance(event, PlayAmended):
+            return self._amend(event)
         if isinstance(event, CubeOffered):
             return self._offer(event)
         if isinstance(event, CubeTaken | CubeDropped | CubeBeavered):
@@ -410,6 +414,7 @@ class BoardMachine:
         self.premature_answer = None
         self.restore_to = None
         self.plays_completed = 0
+        self.last_play = None
         self.setup_fault = None if _board(start) == _board(Position.initial()) else start
         crawford = self.match.crawford_next and self.rules.crawford
         self._game = _Game(len(self.games) + 1, self.match.score, crawford, start=start)
@@ -719,6 +724,45 @@ class BoardMachine:
             points=tuple(p for p in pts if 1 <= p <= 24),
         )
 
+    def _amend(self, event: PlayAmended) -> Verdict:
+        """The referee re-judged the last play (see :class:`PlayAmended`): amend the record and the board."""
+        last, game = self.last_play, self._game
+        who = self._name(event.player)
+        if last is None or game is None or last[0] is not event.player or self.pending is not None:
+            return self._check(event, f"there is no play of {who} on record to amend")
+        mover, before, index = last
+        untouched = self.phase is Phase.PLAY and _board(self.position) == _board(self.turn_start)
+        if self.on_roll is not mover.opponent or not (self.phase in (Phase.TURN, Phase.CUBE) or untouched) \
+                or index != max(i for i, a in enumerate(game.actions) if isinstance(a, Move)):
+            return self._check(event, f"{self._name(mover.opponent)} has played since {who}'s play")
+        try:
+            dice = Dice(*event.dice)
+        except DiceError as exc:
+            return self._check(event, f"the amended play's dice are not dice ({exc})")
+        old = game.actions[index]
+        assert isinstance(old, Move)
+        if index == 0 and sorted(dice.as_tuple()) != sorted(old.dice):
+            return self._check(event, "the opening throw is the two opening dice: it is not amended")
+        play = cached_legal_plays(before.with_turn(mover), dice, self.rules.highest_first_in_bearoff).find(
+            event.position.with_turn(mover))
+        if play is None:
+            return self._check(event, f"{diff_notation(before, event.position, mover)!r} is not a legal play of {dice} "
+                                      f"from {before.gnubg_id()}")
+        if play.after.winner() is not None:
+            return self._check(event, "the amended play would end the game")
+        game.actions[index] = Move(mover, dice.as_tuple(), play.notation())
+        after = play.after.with_turn(mover.opponent)
+        if self.phase is Phase.PLAY:
+            assert self.dice is not None
+            self.turn_start = after
+            self.position = after
+            self.plays = cached_legal_plays(after, self.dice, self.rules.highest_first_in_bearoff)
+        else:
+            self.position = after
+            self.turn_start = after
+        was = f"{Dice(*old.dice)}: {old.play or '(no play)'}"
+        return self._ok(event, f"{who.lower()}'s play amended from {was} to {dice}: {play.notation() or '(no play)'}")
+
     def _reachable_partial(self, pend: _Pending, seen: Position) -> bool:
         return _board(seen) in partial_afters(pend.plays)
 
@@ -741,6 +785,7 @@ class BoardMachine:
         play = plays.find(seen)
         if play is not None:
             self._game.actions.append(Move(p, dice.as_tuple(), play.notation()))
+            self.last_play = (p, self.turn_start, len(self._game.actions) - 1)
             self.position = play.after
             self.plays_completed += 1
             self.phase = Phase.TURN
@@ -761,6 +806,7 @@ class BoardMachine:
             + (f"; nearest legal: {', '.join(x.notation() for x in j.nearest[:3])}" if j.nearest else "")
         )
         self._game.actions.append(Move(p, dice.as_tuple(), diff_notation(self.turn_start, seen, p)))
+        self.last_play = None  # (an infraction: corrected under its own law, never amended)
         pend = _Pending(p, self.turn_start, dice, plays, code, len(self._game.actions) - 1)
         self.pending = pend
         self.phase = Phase.TURN

@@ -55,23 +55,22 @@ class DiceConfig:
     """... and the winning face needs this share of their weight, else the face is unsure."""
     refined_min_probability: float = 0.97
     """A refined crop's face probability below this makes the face unsure."""
-    flat_min_probability: float = 0.9924
-    """:func:`vision.dice.pose.pose_call`: P(flat) at or above this: flat; between this and the
-    leaning / on-die limits below: unsure (None).  Tuned on the validation slice of the pose renders
-    (training seeds 30000-30209 % 10 == 0, 672 dice: the highest P(flat) of a cocked die there, plus
-    half its distance to 1); held out (901500-901549): 161 of 664 flat dice called flat, 2 of 245
-    cocked dice."""
+    flat_min_probability: float = 0.99637
+    """:func:`vision.dice.pose.pose_call`: P(flat) (the two-head die_pose.onnx's deciding head) at or
+    above this: flat; between this and the leaning / on-die limits below: unsure (None).  Tuned on the
+    validation slice of the pose renders (training seeds 30000-30269 % 10 == 0, 216 frames, 638 found
+    dice: the highest P(flat) of a cocked die there, plus half its distance to 1)."""
     on_die_min_probability: float = 0.5
     """A cocked die with P(on the other die) at or above this rests on top of the other die."""
-    leaning_min_probability: float = 0.99032
-    """:func:`vision.dice.pose.pose_call`: P(leaning) at or above this, or ...  Tuned on the validation
-    slice of the pose renders (training seeds 30000-30260 % 10 == 0, 216 frames, 864 dice: the highest
-    P(leaning) of a flat die at the die stage's centre, plus half its distance to 1).  Held out (seeds
-    901550-901599, 300 frames, die_pose.onnx v2): 34 of 217 cocked dice called cocked, 0 of 662 flat
-    (session 3's single limit on P(leaning) + P(on the other die), 0.99704: 22 and 0)."""
-    on_die_call_min_probability: float = 0.99982
-    """... P(on the other die) at or above this: cocked (tuned likewise; a die-stage centre 10-18 mm
-    off a flat die looks like a die raised on another: the two outliers of the slice)."""
+    leaning_min_probability: float = 0.99709
+    """:func:`vision.dice.pose.pose_call`: P(leaning) at or above this, or ...  Tuned on the same slice
+    (pooled: the highest P(leaning) + P(on the other die) of a flat die at the die stage's centre, plus
+    half its distance to 1).  Seen sets 901550-901649 (600 frames, die_pose.onnx of session 5: a deciding
+    head trained on the die stage's centres + the v2 face-check head): 103 of 456 cocked dice called
+    cocked (v2: 60), 0 of 1334 flat dice called cocked (v2: 1)."""
+    on_die_call_min_probability: float = 0.99709
+    """... P(on the other die) at or above this: cocked (pooled with the leaning limit: the split rule's
+    own on-die limit called 4 of 660 flat dice cocked on 901550-901599)."""
     pose_gate_weight: float = 0.0
     """:func:`vision.dice.pose.pose_call` with a two-head pose model: the face-check head's weight in the
     weighted geometric mean of the two heads' probabilities that the flat / cocked calls are made on

@@ -295,7 +295,7 @@ def counts_from_slot_probs(
     slots: tuple[Slot, ...], probs: npt.NDArray[np.float32], covered: frozenset[str] = frozenset(),
     hand_max: float = 0.3, layer_error_factor: float = 1.0, neighbour_hand_max: float | None = None,
     object_weight: float | None = None, trays: npt.NDArray[np.float64] | None = None,
-    tray_disagree_factor: float | None = None,
+    tray_disagree_factor: float | None = None, bar_hand_corroboration: float | None = None,
 ) -> CheckerReadings:
     """Turn per-slot class probabilities into counts with confidences, one stack at a time.
 
@@ -312,6 +312,11 @@ def counts_from_slot_probs(
     Each reading's ``alternatives`` are the decoder's next likeliest hypotheses (posterior, with the
     full-row error weight moved onto them); none for a region a hand may hide.
 
+    The bar's own "hand" slots count only when a slot off the bar gives "hand" at least
+    ``bar_hand_corroboration`` (None: ``VisionConfig.slot_bar_hand_corroboration``;
+    :func:`corroborated_hands`): an empty bar alone is the slot model's typical false "hand";
+    uncorroborated, the bar is decoded from its other classes and does not doubt its neighbours.
+
     ``trays``: the tray model's probabilities (:meth:`TrayClassifier.probabilities`, WHITE's tray
     first): the trays are then read from the image (:func:`tray_readings`, cross-checked with the
     board's totals); None: derived (15 minus the checkers on the board and bar).
@@ -321,6 +326,8 @@ def counts_from_slot_probs(
     groups, perm, starts = _slot_index(slots)
     probs64 = np.asarray(probs, np.float64)
     # a hand is wider than a point: a region beside one with a hand-like slot is not read either
+    probs64 = corroborated_hands(slots, probs64, _DEFAULTS.slot_bar_hand_corroboration
+                                 if bar_hand_corroboration is None else bar_hand_corroboration)
     hand = dict(zip(groups, np.maximum.reduceat(probs64[perm, HAND], starts).tolist(), strict=True))
     readings: dict[str, CountReading] = {}
     handy: set[str] = set()
@@ -391,6 +398,28 @@ def counts_from_slot_probs(
     if "tray_b" in covered:
         tb = CountReading(0, tb.black, 0.0)
     return CheckerReadings(points, bar, (tw, tb))
+
+
+def corroborated_hands(slots: tuple[Slot, ...], probs: npt.NDArray[np.float64],
+                       corroboration: float) -> npt.NDArray[np.float64]:
+    """``probs`` with the bar's "hand" probabilities set to 0 when no slot off the bar gives "hand"
+    at least ``corroboration`` (a hand reaching the bar is wider than it and comes from a side, so
+    it shows on the points too; an empty bar alone is the slot model's typical false "hand"); else
+    ``probs`` itself.  The stack decoder ignores the "hand" class, so the bar is then decoded from
+    its other classes, and its neighbours are not doubted for it."""
+    groups = _region_index(slots)
+    if "bar" not in groups or len(groups) < 2:
+        return probs
+    bar = groups["bar"]
+    if float(probs[bar, HAND].max()) <= 0.0:
+        return probs
+    off = np.ones(len(probs), bool)
+    off[bar] = False
+    if float(probs[off, HAND].max()) >= corroboration:
+        return probs
+    out = probs.copy()
+    out[bar, HAND] = 0.0
+    return out
 
 
 def tray_readings(probs: npt.NDArray[np.float64], on_board: tuple[int, int], readings: tuple[CountReading, ...],

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import cv2
+import numpy as np
 
 from vision.config import VisionConfig
 
@@ -228,14 +229,16 @@ def evaluate_rendered(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
     }
 
 
-def unsure_cause(region: str, probs: Any, slots: Any, hand_max: float, neighbour_hand_max: float) -> str:
+def unsure_cause(region: str, probs: Any, slots: Any, hand_max: float, neighbour_hand_max: float,
+                 bar_hand_corroboration: float = 0.0) -> str:
     """Why a region's reading is not confident: "hand" (one of its slots looks like a hand),
     "neighbour_hand" (a slot of a neighbouring region does), "contradiction" (its slots' best classes
     mix colours or leave a gap), else "posterior" (the decoder's posterior is below the threshold,
     full-row error weight included)."""
-    from vision.checkers import HAND, _argmax_doubt, _region_index, neighbours
+    from vision.checkers import HAND, _argmax_doubt, _region_index, corroborated_hands, neighbours
 
     groups = _region_index(slots)
+    probs = corroborated_hands(slots, np.asarray(probs, np.float64), bar_hand_corroboration)
     ps = probs[groups[region]]
     if float(ps[:, HAND].max()) >= hand_max or bool((ps.argmax(axis=1) == HAND).any()):
         return "hand"
@@ -306,13 +309,14 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
         tray_probs = None if tray_clf is None or tray_sampler is None else tray_clf.probabilities(tray_sampler.strips(img))
         rd = counts_from_slot_probs(sampler.slots, probs, frozenset(), cfg.slot_hand_max, cfg.slot_layer_error_factor,
                                     cfg.slot_neighbour_hand_max, cfg.slot_object_weight, tray_probs,
-                                    cfg.tray_disagree_factor)
+                                    cfg.tray_disagree_factor, cfg.slot_bar_hand_corroboration)
         cpu_ms.append((time.process_time() - t0) * 1000)
         c = t["counts"]
         cov = set(t["hands"]["covered"])
         derived = counts_from_slot_probs(sampler.slots, probs, frozenset(), cfg.slot_hand_max,
                                          cfg.slot_layer_error_factor, cfg.slot_neighbour_hand_max,
-                                         cfg.slot_object_weight).trays
+                                         cfg.slot_object_weight,
+                                         bar_hand_corroboration=cfg.slot_bar_hand_corroboration).trays
         for how, trays in (("read", rd.trays), ("derived", derived)):
             for name, g, want in (("tray_w", trays[0], c["tray_w"]), ("tray_b", trays[1], c["tray_b"])):
                 if name in cov:
@@ -348,7 +352,8 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
                 if g.confidence >= th:
                     errors.append(f"{seed}: {name} read {g.white}W {g.black}B at {g.confidence}, truth {want}")
             if g.confidence < th:
-                causes[unsure_cause(name, probs, sampler.slots, cfg.slot_hand_max, cfg.slot_neighbour_hand_max)] += 1
+                causes[unsure_cause(name, probs, sampler.slots, cfg.slot_hand_max, cfg.slot_neighbour_hand_max,
+                                    cfg.slot_bar_hand_corroboration)] += 1
             if g.confidence > 0:
                 alts = {(w, b): p for w, b, p in g.alternatives}
                 truth_prob.append(g.confidence if ok else alts.get(want, 0.0))
@@ -430,7 +435,8 @@ def evaluate_trays(cfg: VisionConfig, first: int = 900_900, count: int = 20) -> 
         sampler = SlotSampler(prof, slots.patch)
         probs = slots.probabilities(sampler.patches(img), cfg.slot_temperature)
         rd = counts_from_slot_probs(sampler.slots, probs, frozenset(), cfg.slot_hand_max, cfg.slot_layer_error_factor,
-                                    cfg.slot_neighbour_hand_max, cfg.slot_object_weight, tp, cfg.tray_disagree_factor)
+                                    cfg.slot_neighbour_hand_max, cfg.slot_object_weight, tp, cfg.tray_disagree_factor,
+                                    cfg.slot_bar_hand_corroboration)
         cov = set(r.truth["hands"]["covered"])
         for i, name in enumerate(("tray_w", "tray_b")):
             if name in cov:

@@ -133,6 +133,30 @@ def test_a_hand_beside_a_point_blocks_the_point_too() -> None:
     assert r.points[5].confidence > 0.9 and r.points[20].confidence > 0.9  # farther away / across
 
 
+def test_a_hand_on_the_bar_alone_is_not_a_hand() -> None:
+    """An empty bar is the slot model's typical false "hand": with no hand-like slot off the bar
+    (``bar_hand_corroboration``) the bar is read from its other classes and its neighbours too;
+    with one anywhere on the points, the bar and its neighbours stay unread."""
+    labels = slot_labels(LAYOUT, SLOTS, [(0, 0)] * 24, (0, 1))
+    bar = [i for i, s in enumerate(SLOTS) if s.region == "bar"]
+    probs = _onehot(labels)
+    wbar = [i for i in bar if SLOTS[i].side is Side.WHITE]
+    probs[wbar[1]] = 0.0
+    probs[wbar[1], HAND] = 0.95
+    probs[wbar[1], 0] = 0.05
+    alone = counts_from_slot_probs(SLOTS, probs, bar_hand_corroboration=0.3)
+    assert (alone.bar.white, alone.bar.black) == (0, 1) and alone.bar.confidence > 0.9
+    assert alone.points[5].confidence > 0.9 and alone.points[6].confidence > 0.9
+    # a hand-like slot on a point (here far from the bar) corroborates the bar's
+    p1 = [i for i, s in enumerate(SLOTS) if s.region == "p1"]
+    probs[p1[2], HAND] = 0.4
+    probs[p1[2], 0] = 0.59
+    seen = counts_from_slot_probs(SLOTS, probs, bar_hand_corroboration=0.3)
+    assert seen.bar.confidence == 0.0 and seen.points[5].confidence == 0.0 and seen.points[0].confidence == 0.0
+    # a hand-like slot weaker than the corroboration threshold does not count
+    assert counts_from_slot_probs(SLOTS, probs, bar_hand_corroboration=0.5).bar.confidence > 0.9
+
+
 def test_neighbours() -> None:
     from vision.checkers import neighbours
 

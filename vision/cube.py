@@ -81,10 +81,24 @@ class CubeConfig:
     (:func:`_decisive_read`): ~0.8 ms less per frame, the same readings on the evaluation sets."""
     decisive_cube_probability: float = 0.99
     """How cube-like the most contrasted window must look for its read to stand alone."""
+    decisive_rival_cube_probability: float = 0.05
+    """The decisive read judges the windows of other positions as found, not re-centred on a top
+    (:func:`refine_center` costs ~65 us a window, and they are rivals only to be ruled out): one
+    that looks like a cube even this little sends the frame to the full judgement, where it is
+    re-centred and held to ``rival_cube_probability``."""
     shifted_read: bool = True
     """When the chosen window's face is unsure or dropped, read the window half a side beyond it
     (away from the camera) instead, if that read is sure and nothing beyond it looks like the top
     (:func:`_shifted_read`)."""
+    middle_64_confidence: float = 0.8
+    """A centred cube (owned by nobody, value 1) shows 64 in play, so a read of 64 in the middle
+    needs only this probability (``min_confidence`` for any other face or place).  Chosen on the
+    seen sets (900040-900339, cube sets 700000-700039, 710000-710019, 715000-715099, where middle
+    cubes show any face): it adds 3 right reads of 900040-900339 and no wrong one."""
+    shifted_own_confidence: float = 0.7
+    """The shifted read must name the chosen window's own face when the window reads it at least
+    this surely (below, the window straddles the top and a side face and its read is noise: 900207,
+    a 64 read as 4 at 0.62 with the 64 half a side beyond it at 1.0)."""
 
     @classmethod
     def from_vision(cls, cfg: VisionConfig) -> CubeConfig:
@@ -585,7 +599,7 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
               and cube_position(profile, b.center_mm, cfg)[0] is not pos]
     if nr.cube_probability < cfg.min_cube_probability or rivals:
         pconf = min(pconf, 0.5)
-    face = nr.face if nr.face is not None and nr.confidence >= cfg.min_confidence else None
+    face = nr.face if nr.face is not None and nr.confidence >= _face_threshold(cfg, nr.face, pos) else None
     if cfg.side_probes and isinstance(numeral, CubeNumeral):
         beyond = _beyond_reads(image, sampler, blob, numeral, probe_probs.get(id(blob)))
         if face is not None and beyond and not _clear_beyond(face, beyond[0], beyond[1], cfg):
@@ -599,6 +613,13 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
                        round(pconf, 4))
 
 
+def _face_threshold(cfg: CubeConfig, face: int, position: CubePosition) -> float:
+    """The probability a read of ``face`` at ``position`` needs (``middle_64_confidence``)."""
+    if face == 64 and position is CubePosition.MIDDLE:
+        return min(cfg.min_confidence, cfg.middle_64_confidence)
+    return cfg.min_confidence
+
+
 def _decisive_read(image: npt.NDArray[Any], sampler: CubeSampler, top: list[CubeBlob], numeral: CubeNumeral,
                    cfg: CubeConfig, refine: bool) -> CubeReading | None:
     """The reading of the most contrasted window alone, when it is decisive; None: judge them all.
@@ -610,27 +631,27 @@ def _decisive_read(image: npt.NDArray[Any], sampler: CubeSampler, top: list[Cube
     face is sure, nothing beyond it looks like the top (:func:`_clear_beyond`), the window half a
     side beyond, if cube-like, reads the numeral turned the same way (a side face can show the same
     numeral as the top, turned otherwise: 900488), and no window of
-    another position looks like a cube at all (``rival_cube_probability``): then judging all
-    windows would have chosen this one, or another window of the same position that reads it no
-    better.  Otherwise the caller judges all windows as before.
+    another position, judged as found, looks like a cube even a little
+    (``decisive_rival_cube_probability``): then judging all windows would have chosen this one, or
+    another window of the same position that reads it no better.  Otherwise the caller judges all
+    windows as before.
     """
     profile = sampler.profile
     pos0 = cube_position(profile, top[0].center_mm, cfg)[0]
-    judged = [top[0], *(b for b in top[1:] if cube_position(profile, b.center_mm, cfg)[0] is not pos0)]
-    if refine:
-        judged = refine_blobs(image, profile, judged, cfg.refine_reach)
-    blob = judged[0]
+    rivals = [b for b in top[1:] if cube_position(profile, b.center_mm, cfg)[0] is not pos0]
+    blob = refine_blobs(image, profile, top[:1], cfg.refine_reach)[0] if refine else top[0]
     probes = side_probes(sampler, blob)
     if not probes:
         return None
-    p = numeral.cube_probabilities(numeral.patches(image, profile, judged + probes))
+    judged = 1 + len(rivals)
+    p = numeral.cube_probabilities(numeral.patches(image, profile, [blob, *rivals, *probes]))
     nr = numeral.decide(p[0])
     if (nr.face is None or nr.confidence < cfg.min_confidence
             or nr.cube_probability < cfg.decisive_cube_probability):
         return None
-    if any(1.0 - float(q[0]) > cfg.rival_cube_probability for q in p[1:len(judged)]):
+    if any(1.0 - float(q[0]) > cfg.decisive_rival_cube_probability for q in p[1:judged]):
         return None
-    beyond = [numeral.decide(q) for q in p[len(judged):]]
+    beyond = [numeral.decide(q) for q in p[judged:]]
     if not _clear_beyond(nr.face, beyond[0], beyond[1], cfg):
         return None
     half = beyond[0]
@@ -710,7 +731,7 @@ def _shifted_read(image: npt.NDArray[Any], sampler: CubeSampler, blob: CubeBlob,
     if (half.face is None or half.confidence < cfg.min_confidence
             or half.cube_probability < cfg.min_cube_probability):
         return None
-    if own.face is not None and own.face != half.face:
+    if own.face is not None and own.face != half.face and own.confidence >= cfg.shifted_own_confidence:
         return None
     far = side_probes(sampler, blob, (SHIFTED_BEYOND,))
     if not far:

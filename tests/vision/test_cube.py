@@ -313,8 +313,12 @@ class _ScriptedNumeral:
     (None, {0.5: (64, 0.99, 1.0), 1.0: (None, 0.9, 0.02), 1.5: (None, 1.0, 0.0)}, 64),
     # the same with the top's far half still read as 64 a side beyond
     (64, {0.5: (64, 0.99, 1.0), 1.0: (64, 0.9, 0.99), 1.5: (None, 1.0, 0.0)}, 64),
-    # the window itself names another face (it may be the top, half a side beyond a straddling crop)
-    (16, {0.5: (64, 0.99, 1.0), 1.0: (None, 0.9, 0.02), 1.5: (None, 1.0, 0.0)}, None),
+    # the window itself names another face surely enough (it may be the top, half a side beyond a
+    # straddling crop)
+    ((16, 0.8), {0.5: (64, 0.99, 1.0), 1.0: (None, 0.9, 0.02), 1.5: (None, 1.0, 0.0)}, None),
+    # ...below shifted_own_confidence (0.7) its read is noise: the window straddles top and side (900207)
+    ((16, 0.6), {0.5: (64, 0.99, 1.0), 1.0: (None, 0.9, 0.02), 1.5: (None, 1.0, 0.0)}, 64),
+    ((4, 0.69), {0.5: (64, 0.99, 1.0), 1.0: (None, 0.9, 0.02), 1.5: (None, 1.0, 0.0)}, 64),
     # half a side beyond is unsure: nothing is read
     (64, {0.5: (64, 0.8, 1.0), 1.0: (None, 0.9, 0.02), 1.5: (None, 1.0, 0.0)}, None),
     # a window on a side face: half a side beyond still the side (8), a side beyond the top (16)
@@ -322,8 +326,8 @@ class _ScriptedNumeral:
     # ...or the top one and a half sides beyond
     (8, {0.5: (8, 0.99, 1.0), 1.0: (None, 0.5, 0.5), 1.5: (16, 0.99, 0.99)}, None),
 ])
-def test_shifted_read_stands_only_when_nothing_lies_beyond(own: int | None, reads: dict[float, Any],
-                                                           expected: int | None) -> None:
+def test_shifted_read_stands_only_when_nothing_lies_beyond(own: int | tuple[int, float] | None,
+                                                           reads: dict[float, Any], expected: int | None) -> None:
     from vision.cube import CubeNumeral, _shifted_read, side_probes
 
     _, prof, _ = _frame(900023)
@@ -333,7 +337,7 @@ def test_shifted_read_stands_only_when_nothing_lies_beyond(own: int | None, read
     num = _ScriptedNumeral(sampler, blob, {d: _read(*r) for d, r in reads.items()})
     beyond = [num.decide(d) for d in num.patches(None, prof, side_probes(sampler, blob))]
     got = _shifted_read(np.zeros((4, 4), np.uint8), sampler, blob, cast("CubeNumeral", num), CubeConfig(), beyond,
-                        _read(own, 0.6, 0.9))
+                        _read(*own, 0.9) if isinstance(own, tuple) else _read(own, 0.95, 0.9))
     assert (None if got is None else got.face) == expected
     assert num.asked in ([], [1.5])  # at most one more model pass, of the window 1.5 sides beyond
 
@@ -475,3 +479,21 @@ def test_every_crop_the_cube_stage_cuts_lies_inside_its_watch(monkeypatch: pytes
         for x, y in pts:
             xi, yi = min(max(round(float(x)), 0), w - 1), min(max(round(float(y)), 0), h - 1)
             assert inside[yi, xi], (blob, sides, (x, y))
+
+
+def test_a_centred_64_needs_less_than_any_other_read() -> None:
+    """A centred cube shows 64 in play: that read alone needs ``middle_64_confidence``; any other
+    face, or a 64 on a side, needs ``min_confidence``; the lower bar never exceeds the other."""
+    from dataclasses import replace
+
+    from vision.cube import _face_threshold
+
+    cfg = CubeConfig()
+    assert cfg.middle_64_confidence < cfg.min_confidence
+    assert _face_threshold(cfg, 64, CubePosition.MIDDLE) == cfg.middle_64_confidence
+    for face in (2, 4, 8, 16, 32):
+        assert _face_threshold(cfg, face, CubePosition.MIDDLE) == cfg.min_confidence
+    for pos in (CubePosition.WHITE_SIDE, CubePosition.BLACK_SIDE):
+        assert _face_threshold(cfg, 64, pos) == cfg.min_confidence
+    strict = replace(cfg, min_confidence=0.5)
+    assert _face_threshold(strict, 64, CubePosition.MIDDLE) == 0.5

@@ -18,6 +18,14 @@ bar / the other die, leaning on each at 5-45 degrees, on top of the other die) r
 cocked (leaning) / on top of the other die.  ``vision.dice.board.pose_of`` turns its probabilities
 into flat / cocked / unsure with the :class:`vision.dice.config.DiceConfig` thresholds.
 
+The committed model has two heads in one file (``python -m vision.training.pose merge``), run once per
+frame on one batch: the deciding head (all planes and the view, trained on the die stage's own centres,
+which are 1.8 mm off a die's up face at the median and up to 18 mm) makes the calls; the face-check
+head (the v2 model, planes 0.5-2 edges) gives the P(flat) that ``vision.dice.faceread.face_needed``
+sets a face's limit by: its limits were tuned on that head, which calls a die far from its found
+centre not flat, so such a die's face must be surer (the deciding head alone let 3 faces through
+wrong on 900040-900579, session 4).
+
 Training and inference share :func:`pose_patch` and :func:`normalise_pose`.
 """
 

@@ -10,7 +10,10 @@
     Train on the training seeds of ``dice_pose`` plus the shared cache's dice; validation = seeds % 10 == 0.
     Each die gives ``copies`` patches (flat, cocked, on-die) around its body's, its up face's and (unless
     ``--no-found``, which skips running the die stage) the die stage's found centre, jittered.
-``python -m vision.training.pose eval [--first 901500] [--count N] [--size WxH] [--model M] [--tune [--split] [--tune-only]] [--rows R]``
+``python -m vision.training.pose merge DECIDE.onnx GATE.onnx [--out MODEL.onnx]``
+    One two-head model file (:func:`merge_heads`): DECIDE (a 6-plane model from ``train``) makes the
+    flat / cocked calls, GATE (the 4-plane v2 model) gives the P(flat) the face check is tuned on.
+``python -m vision.training.pose eval [--first 901500] [--count N] [--size WxH] [--model M] [--tune [--split] [--tune-only] [--gate-weight W]] [--rows R]``
     Flat / cocked / on-die calls of :func:`vision.dice.board.pose_of` on held-out renders, with the
     :class:`vision.dice.config.DiceConfig` thresholds; ``--tune`` also tunes the thresholds on the
     validation slice (training seeds % 10 == 0) and gives the held-out calls at them.

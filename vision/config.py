@@ -48,11 +48,13 @@ class VisionConfig:
     the held-out training frames and seeds 900000-900039, no region released by it (hand < 0.3 in
     its own slots) is read confidently wrong, up to 1.0; the one covered region with its own
     "hand" below 0.3 has a neighbour at 0.965, so 0.8 keeps a margin (0 covered regions read)."""
-    slot_object_weight: float = 0.1
+    slot_object_weight: float = 0.02
     """An "object" slot (a die or the cube) counts as empty, and as any checker class with this weight
     (1: no evidence either way; the slot model labels a checker with a die on it as the checker, so
-    "object" leans to empty; 0.1 chosen like the two above).  The bar always uses 1: the cube in the
-    middle may cover a bar checker."""
+    "object" leans to empty).  0.02 (session 5; was 0.1, which left an empty point with a die on its
+    first slot at ~0.97, unsure): chosen on seeds 900000-900339, checked on 900340-900579 and the
+    held-out training frames (no region read wrong at any confidence above 0.9 because of it).  The
+    bar always uses 1: the cube in the middle may cover a bar checker."""
     slot_temperature: float | None = None
     """Slot-model logits are divided by this before the softmax; None: the temperature fitted when
     the model was trained (``checker_slot.train.json``: the one minimising the log-loss of "the
@@ -61,11 +63,13 @@ class VisionConfig:
     """A tray count read from the image (``checkers.tray_readings``) that the board's total
     contradicts (15 minus the board's checkers of that colour is another count) has its error
     probability multiplied by this: one of the two readings is wrong, or a checker is off the board."""
-    slot_bar_hand_corroboration: float = 0.5
-    """The bar's own "hand" slots count (the bar not read, its neighbours doubted) only when a slot of
-    a neighbouring point (6, 7, 18, 19) gives "hand" at least this: a hand is wider than the bar, and
-    the slot model calls an empty bar "hand" alone on ~1 frame in 4.  Chosen on seeds 900000-900579
-    and every cached training render with the bar covered (the weakest neighbour there gave 0.93)."""
+    slot_bar_hand_corroboration: float = 0.3
+    """The bar's own "hand" slots count (the bar not read, its neighbours doubted) only when a slot off
+    the bar gives "hand" at least this (``checkers.corroborated_hands``): a hand reaching the bar comes
+    over the points or the rail, while an empty bar alone is the slot model's typical false "hand" (a
+    quarter of the frames without hands).  Chosen on seeds 900000-900579 (the 12 frames with the bar
+    covered all had >= 0.93 elsewhere) and the one training render with only the bar covered (1.0 on
+    point 6).  The live gate's skin and motion test still marks a covered bar on its own."""
 
     # ---- dice (vision/dice/)
     face_min_confidence: float = 0.9

@@ -40,8 +40,12 @@ class VisionConfig:
     second-layer checker (6 read as 5).  Chosen on the held-out training frames (seed % 10 == 0) and
     validation seeds 900000-900039 with the session-3 slot model (30: no confident-wrong region on
     either at 0.99; 10 let two tall stacks through)."""
-    slot_hand_max: float = 0.3
-    """A stack with any slot whose "hand" probability reaches this is not read (confidence 0)."""
+    slot_hand_max: float = 0.5
+    """A stack with any slot whose "hand" probability reaches this is not read (confidence 0); a tray
+    whose "hand" probability reaches it neither.  0.5 (session 5; was 0.3): on seeds 900000-900339
+    boards exact and confident 101 -> 109 of 283 (900340-900579: 67 -> 73 of 197; held-out training
+    frames 81 -> 85 of 206), with no covered point, bar or tray read confidently that 0.3 did not
+    (0.7 read none either); most slots between 0.3 and 0.5 were false hands on clear frames."""
     slot_neighbour_hand_max: float = 0.8
     """...nor is a region beside one with a slot whose "hand" probability reaches this (a hand is
     wider than a point, and its edge can look like a plain checker).  0.8 (session 4; was 0.5): on

@@ -29,6 +29,13 @@ class DiceConfig:
     84/0/2/8/0."""
     detect_max_peaks: int = 8
     """At most this many detector peaks are read by the face classifier (best first)."""
+    recentre_edges: float = 0.0
+    """A candidate the up-face reading rejects as "not a die" but not outright (P(not a die) from
+    ``top_notdie_max`` up to ``recentre_max_notdie``) is read again at centres moved by this many
+    die edges in 8 directions (the detector's centre can be 4-9 mm off a die beside a checker or
+    another die); the most die-like reading that passes every check replaces it (0: off)."""
+    recentre_max_notdie: float = 0.9
+    """See ``recentre_edges``."""
     board_notdie_max: float = 0.05
     """On a board a detector candidate is a die when the face model's P(not a die) is below this
     (0.12 found 3 more of 80 validation dice but made 9 false dice on 260 held-out frames, 3 at 0.05)."""
@@ -104,6 +111,14 @@ class DiceConfig:
     8 px with a vote share of 0.5 read 11 more of 400 tuning dice right (900000-900039 +
     901000-901159) but on fresh seeds 900400-900539 made 2 wrong faces instead of 1: a square shifted
     by 0.29 edges cuts the face (a 4 read as 2, a 2 as 1 at 0.94-0.95)."""
+    top_recentre_steps: int = 2
+    """How many 3 x 3 grids a re-read candidate may climb: after a grid whose shifted square beat its
+    centre, the grid is read again around that square (``top_refine_shift_px`` per step; the face
+    keeps the vote of the grid that moved it last).  The die stage's centres are up to 5-10 mm off
+    the die (seen seeds 900040-900339: median 3.3 mm off for the unsure faces, 1.8 mm for the right
+    ones) and a square 0.2 edges off cuts the face.  Whole reader on 900040-900339 (600 dice): 1 step
+    (sessions 3-4) 449 right / 0 wrong / 78 unsure / 73 missed, 2 steps 454 / 0 / 73 / 73.  At most 2:
+    ``board.gray_near`` converts the image for a window of 2 shifts."""
     top_refined_max_notdie: float = 0.03
     """A re-read square replaces the first reading only when its P(not a die) is below this
     (tuning seeds 900000-900039 + 901000-901059, 200 dice: 0.01 -> 0.03 found 8 more dice, 0 false)."""

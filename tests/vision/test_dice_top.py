@@ -96,6 +96,34 @@ def test_refinement_moves_only_to_a_clearly_die_like_square(near_notdie: float, 
         assert np.allclose(mm[0], start[0]) and g[0].face == 3 and g[0].probability <= 0.5
 
 
+class _Slope(_Stub):
+    """A model less sure it sees a die the farther the square is from the die's centre (a face
+    5 within 6 patch px, else 3): a hill to climb."""
+
+    def classify_patches(self, patches: list[np.ndarray], *, tta: bool = True, views: tuple[int, ...] = ()) -> list[FaceGuess]:
+        out = []
+        for p in patches:
+            ys, xs = np.nonzero(p < 120)
+            off = np.hypot(xs.mean() - 15.5, ys.mean() - 15.5) if len(xs) else 99.0
+            out.append(FaceGuess(5 if off < 6 else 3, 0.95 if off < 6 else 0.6, min(0.9, 0.001 + 0.006 * off)))
+        return out
+
+
+@pytest.mark.parametrize(("steps", "shifts_left"), [(1, 1), (2, 0)])
+def test_the_grid_climbs_toward_the_die(steps: int, shifts_left: int) -> None:
+    """A centre two shifts off the die: one grid moves it one shift, a second grid reaches the die."""
+    top = np.full((200, 200), 210, np.uint8)
+    cv2.rectangle(top, (52, 62), (67, 77), 30, -1)
+    img = _view(top)
+    shift = DiceConfig().top_refine_shift_px
+    mm_px = 16 * CONTEXT / PATCH
+    start = np.array([[60.0 - 2 * shift * mm_px, 70.0]])
+    mm, g = read_top_faces(img, _Plane(), start, 16.0, _Slope(0.0),  # type: ignore[arg-type]
+                           DiceConfig(top_recentre_steps=steps, top_vote_share=0.0))
+    assert np.allclose(mm[0], [60.0 - shifts_left * shift * mm_px, 70.0])
+    assert (g[0].face, g[0].probability) == (5, 0.95)
+
+
 def test_a_window_holds_the_shifted_patches() -> None:
     """The refinement reads shifted squares as slices of one larger window: the same pixels as
     cutting each shifted square on its own."""

@@ -47,8 +47,14 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
     mm = np.asarray(centres, np.float64).reshape(-1, 2).copy()
     edge = z
     s = dcfg.top_refine_shift_px
-    win = top_face_patches(gray, profile, mm, z, edge, margin=s)
-    first = model.classify_patches([w[s : s + PATCH, s : s + PATCH] for w in win], tta=False)
+    steps = max(1, dcfg.top_recentre_steps)
+    mg = s * steps
+    win = top_face_patches(gray, profile, mm, z, edge, margin=mg)
+
+    def square(i: int, dx: int, dy: int) -> npt.NDArray[Any]:
+        return win[i][mg + dy : mg + dy + PATCH, mg + dx : mg + dx + PATCH]
+
+    first = model.classify_patches([square(i, 0, 0) for i in range(len(win))], tta=False)
     out = list(first)
     # (candidate, square's shift in patch px, the grid agrees on its face, moved): read in 8 turns
     # at the end
@@ -58,18 +64,39 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
     done = {i for i, _, _, _ in check}
     todo = [i for i, f in enumerate(first) if f.not_die < dcfg.top_refine_max_notdie and i not in done]
     grid = [(dx, dy) for dx in (0, -s, s) for dy in (0, -s, s)]
-    g = model.classify_patches([win[i][s + dy : s + dy + PATCH, s + dx : s + dx + PATCH] for i in todo for dx, dy in grid],
-                               tta=False) if todo else []
-    mm_per_px = edge * CONTEXT / PATCH
     m = len(grid)
-    for n, i in enumerate(todo):
-        gs = g[n * m : n * m + m]
-        j, best = choose(gs, dcfg.vote_notdie, dcfg.top_vote_share, 0.0)
+    at = {i: (0, 0) for i in todo}  # the square's shift so far
+    cur = {i: first[i] for i in todo}  # its reading
+    last: dict[int, list[FaceGuess]] = {}  # the last grid read around it
+    agreed: dict[int, bool] = {}  # the grid that moved it last agreed on its face
+    active = list(todo)
+    for _ in range(steps):
+        if not active:
+            break
+        g = model.classify_patches([square(i, at[i][0] + dx, at[i][1] + dy) for i in active for dx, dy in grid],
+                                   tta=False)
+        moving = []
+        for n, i in enumerate(active):
+            gs = g[n * m : n * m + m]
+            j, best = choose(gs, dcfg.vote_notdie, dcfg.top_vote_share, 0.0)
+            c = cur[i]
+            moved = (j != 0 and best.not_die < dcfg.top_refined_max_notdie
+                     and best.not_die - 0.2 * best.probability < c.not_die - 0.2 * c.probability)
+            last[i] = gs
+            if moved:
+                at[i] = (at[i][0] + grid[j][0], at[i][1] + grid[j][1])
+                cur[i] = gs[j]
+                agreed[i] = best.probability == gs[j].probability
+                moving.append(i)
+        active = moving
+    mm_per_px = edge * CONTEXT / PATCH
+    for i in todo:
+        gs = last[i]
         f = first[i]
-        if best.not_die < dcfg.top_refined_max_notdie and best.not_die - 0.2 * best.probability < f.not_die - 0.2 * f.probability:
-            mm[i] += np.array(grid[j], np.float64) * mm_per_px
-            check.append((i, grid[j], best.probability == gs[j].probability, True))
-            out[i] = gs[j]
+        if at[i] != (0, 0):
+            mm[i] += np.array(at[i], np.float64) * mm_per_px
+            check.append((i, at[i], agreed[i], True))
+            out[i] = cur[i]
         elif f.not_die < dcfg.top_refined_max_notdie and dcfg.top_check_unmoved:
             # the detector's own square is the most die-like: checked like a moved one (fresh seed
             # 900476: a 3 read 2 at 0.94 on one view stood unchecked; 0.88 in 8 turns)
@@ -82,7 +109,7 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
         # made one more wrong face on the tuning seeds), the detector's own square keeps its first
         # reading's (as before the check: the check decides the face, not whether it is a die;
         # with the 8-turn value, 3 more of 280 dice of 900400-900539 were lost)
-        slices = [win[i][s + dy : s + dy + PATCH, s + dx : s + dx + PATCH] for i, (dx, dy), _, _ in check]
+        slices = [square(i, dx, dy) for i, (dx, dy), _, _ in check]
         tt = (model.classify_patches(slices, tta=True, views=dcfg.top_check_views) if dcfg.top_tta_final
               else [out[i] for i, _, _, _ in check])
         for (i, _, agree, moved), t in zip(check, tt, strict=True):

@@ -196,13 +196,15 @@ def make_model(nn: object) -> Any:
 
 
 def render_dice_frames(first: int, count: int, *, width: int = 1280, height: int = 720,
-                       cocked_p: float = 0.5, on_die_p: float = 0.4, folder: str = DICE_RENDERS) -> Path:
+                       cocked_p: float = 0.5, on_die_p: float = 0.4, folder: str = DICE_RENDERS,
+                       **overrides: Any) -> Path:
     """Render training frames rich in cocked dice (and dice on top of dice) into
     ``<cache>/<folder>/<W>x<H>`` (same files as :func:`vision.training.rendered.rendered`).
 
     Seeds must be training seeds (``TRAIN_SEEDS``, or ``DICE_TRAIN_SEEDS`` for the ``dice_train``
     folder); the scene of a seed differs from the shared cache's (other cocked probabilities), so
-    the folder is kept apart.
+    the folder is kept apart.  ``overrides`` are further :class:`vision.sim.config.SimConfig`
+    settings (e.g. ``defocus_sigma=(0.6, 1.3)`` for the blur-rich face frames).
     """
     from vision.sim.config import SimConfig
     from vision.sim.render import render
@@ -212,7 +214,7 @@ def render_dice_frames(first: int, count: int, *, width: int = 1280, height: int
 
     d = cache_dir() / folder / f"{width}x{height}"
     d.mkdir(parents=True, exist_ok=True)
-    cfg = SimConfig().with_overrides(cocked_p=cocked_p, on_die_p=on_die_p)
+    cfg = SimConfig().with_overrides(cocked_p=cocked_p, on_die_p=on_die_p, **overrides)
     allowed = DICE_TRAIN_SEEDS if folder == DICE_TRAIN else TRAIN_SEEDS
     for seed in range(first, first + count):
         if seed not in allowed:
@@ -392,7 +394,17 @@ def _frame_folders(rendered: Path) -> list[Path]:
     and cube models (training seeds; each has a pair of dice thrown)."""
     root = rendered.parent if rendered.name == "1280x720" else rendered
     return [root / "1280x720", root / DICE_RENDERS / "1280x720", root / DICE_TRAIN / "1280x720",
-            root / "slots_1280x720", root / "cube_train"]
+            root / "slots_1280x720", root / "cube_train", *extra_folders(root)]
+
+
+EXTRA_FOLDERS = ("trays_1280x720", "cube_side_train")
+"""Training renders of the tray and cube-side models (training seeds, a pair of dice each) that the
+session-5 fine-tune of ``die_face_top.onnx`` added (1328 frames)."""
+
+
+def extra_folders(root: Path) -> list[Path]:
+    """The :data:`EXTRA_FOLDERS` present under ``root``."""
+    return [root / f for f in EXTRA_FOLDERS if (root / f).is_dir()]
 
 
 def top_face_samples(folders: list[Path], *, copies: int = 4, max_neg: int = 8, seed: int = 7,
@@ -682,7 +694,9 @@ if __name__ == "__main__":
         outp = Path(a[1]) if len(a) > 1 else MODELS / "die_face_top.onnx"
         ep = int(a[2]) if len(a) > 2 else 2
         rate = float(a[3]) if len(a) > 3 else 1e-4
-        print(finetune_top(cache_dir() / "1280x720", outp, epochs=ep, lr=rate))
+        bp = float(a[4]) if len(a) > 4 else 0.5
+        bm = float(a[5]) if len(a) > 5 else 1.6
+        print(finetune_top(cache_dir() / "1280x720", outp, epochs=ep, lr=rate, blur_p=bp, blur_max=bm))
         raise SystemExit(0)
     if a and a[0] == "top":
         from vision.training.rendered import cache_dir
@@ -694,6 +708,12 @@ if __name__ == "__main__":
     if len(a) >= 3 and a[0] == "render-train":
         # frames for the board face model: the simulator's default dice (mostly flat)
         render_dice_frames(int(a[1]), int(a[2]), cocked_p=0.15, on_die_p=0.03, folder=DICE_TRAIN)
+        raise SystemExit(0)
+    if len(a) >= 3 and a[0] == "render-hard":
+        # frames for the board face model where it is weakest: defocused, hand-free, more cocked
+        # dice (seeds 25000-29999 of DICE_TRAIN_SEEDS)
+        render_dice_frames(int(a[1]), int(a[2]), cocked_p=0.3, on_die_p=0.0, folder=DICE_TRAIN,
+                           defocus_sigma=(0.5, 1.4), hands_p=0.0)
         raise SystemExit(0)
     if len(a) < 3 or a[0] != "render":
         raise SystemExit("usage: python -m vision.training.faces render FIRST COUNT [WIDTH HEIGHT] | "

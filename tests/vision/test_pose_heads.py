@@ -82,3 +82,16 @@ def test_merged_file_runs_both_models_on_one_input(tmp_path: Path) -> None:
     assert not PoseClassifier(tmp_path / "d.onnx").two_heads
     with pytest.raises(ValueError, match=r"g\.onnx"):
         merge_heads(tmp_path / "g.onnx", tmp_path / "g.onnx", tmp_path / "bad.onnx")
+
+
+def test_the_committed_model_has_both_heads() -> None:
+    """die_pose.onnx: the deciding head and the face-check head (whose P(flat) ``face_needed`` was tuned
+    on) from one run; ``pose_call``'s fourth value is the face-check head's P(flat)."""
+    from vision.dice.pose import DIE_POSE_MODEL, PoseClassifier, PosePatch
+
+    clf = PoseClassifier(DIE_POSE_MODEL)
+    assert clf.two_heads
+    rng = np.random.default_rng(5)
+    gs = clf.classify([PosePatch(rng.integers(0, 255, (5, 48, 48), dtype=np.uint8), 0.3) for _ in range(3)])
+    for g in gs:
+        assert g.gate is not None and pose_call(g, DiceConfig())[3] == g.gate[0]

@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from rules.position import Side
 from vision.config import VisionConfig
-from vision.geometry import Area, LongSide
+from vision.geometry import LongSide
 from vision.observation import CUBE_FACES, CubePosition, CubeReading
 from vision.preprocess import onnx_session, softmax
 
@@ -396,7 +396,7 @@ def cube_position(profile: Any, center_mm: tuple[float, float],
     cfg = _cube_config(config)
     layout = profile.layout
     x, y = center_mm
-    if layout.area_of(x, y) is Area.BAR:
+    if layout.bar_region().contains(x, y):  # area_of's BAR (the bar lies inside the outline), ~10x cheaper
         return CubePosition.MIDDLE, 1.0
     near = y > profile.spec.depth_mm / 2
     long_side = LongSide.NEAR if near else LongSide.FAR

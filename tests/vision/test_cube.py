@@ -123,6 +123,22 @@ def test_position_from_place() -> None:
     assert conf < 0.5
 
 
+def test_position_middle_exactly_where_the_layout_says_bar() -> None:
+    """cube_position's own bar test agrees with the layout's area_of on a grid over the whole
+    board and beyond it (edges of the bar included)."""
+    from vision.geometry import Area
+
+    _, prof, _ = _frame(900006)
+    layout, s = prof.layout, prof.spec
+    bar = layout.bar_region()
+    xs = [*np.linspace(-20, s.width_mm + 20, 61), bar.x0, bar.x1, bar.x0 - 1e-6, bar.x1 + 1e-6]
+    ys = [*np.linspace(-20, s.depth_mm + 20, 31), bar.y0, bar.y1, bar.y0 - 1e-6, bar.y1 + 1e-6]
+    for x in xs:
+        for y in ys:
+            middle = cube_position(prof, (float(x), float(y)), CubeConfig())[0] is CubePosition.MIDDLE
+            assert middle == (layout.area_of(float(x), float(y)) is Area.BAR), (x, y)
+
+
 @pytest.mark.parametrize("seed", [900006, 900023])
 def test_golden_frames_position(seed: int) -> None:
     gray, prof, truth = _frame(seed)

@@ -24,7 +24,7 @@ import numpy as np
 
 from calibration.board import BoardFit
 from calibration.config import CalibrationConfig
-from calibration.errors import CalibrationError, FitUntrusted
+from calibration.errors import CalibrationError, FitUntrusted, SidesUntrusted
 from calibration.pipeline import calibrate_frame
 from calibration.scenes import DEFAULT_DIR, checkers_in_points, corner_errors, load_or_render
 
@@ -78,7 +78,10 @@ def run_one(seed: int, width: int, height: int, tilt_max: float, board: str, fol
         # an abstention; what the untrusted fit would have been is kept for choosing the guard's threshold
         rec.update(found=False, error=str(exc), seconds=round(time.perf_counter() - t0, 3), success=False,
                    cpu_seconds=round(time.process_time() - c0, 3),
-                   abstained="guard", corner_confidence=round(exc.confidence, 4))
+                   abstained="guard_sides" if isinstance(exc, SidesUntrusted) else "guard",
+                   corner_confidence=round(exc.confidence, 4))
+        if isinstance(exc, SidesUntrusted):
+            rec.update(side_support=round(exc.side_support, 4), side_contrast=round(exc.contrast, 2))
         if isinstance(exc.fit, BoardFit):
             err = corner_errors(exc.fit.corners_px, truth)
             rec["unguarded_corner_err"] = [round(float(e), 3) for e in err]
@@ -93,6 +96,12 @@ def run_one(seed: int, width: int, height: int, tilt_max: float, board: str, fol
     rec["cpu_seconds"] = round(time.process_time() - c0, 3)
     prof = res.profile
     err = corner_errors(prof.corners_px, truth)
+    if res.fit is not None and res.fit.profile is not None:  # the second guard's figures, for its threshold
+        from calibration.board import smoothed_lab
+        from calibration.guard import side_contrast, side_support
+
+        rec.update(side_contrast=round(side_contrast(img, res.fit.profile), 2),
+                   side_support=round(side_support(smoothed_lab(img), res.fit.profile), 4))
     bad, margin = checkers_in_points(prof, truth) if prof.spec.name == truth.spec.name else (99, -99.0)
     seats = prof.spec.name == truth.spec.name and seats_right(prof, truth)
     rec.update(found=True, board_found=prof.spec.name, corner_err=[round(float(e), 3) for e in err],

@@ -80,6 +80,15 @@ class CalibrationConfig:
     0.285 and 0.286, the 94 other fits 0.414-0.7) and measured so on fresh 3200-3299 (caught 3202 and 3256,
     missed 3225 at 0.365); raised afterwards to 0.38 on all 200 scenes, now seen (wrong placements 0.267-0.365,
     right fits >= 0.399): not measured on fresh scenes."""
+    side_guard_contrast: float = 60.0
+    min_side_support: float = 0.5
+    """The fit guard's second, independent signal (:mod:`calibration.guard`): where the points stand out from
+    the field beside them by at least ``side_guard_contrast`` (median Lab distance, OpenCV 8-bit units) the
+    median of the 48 points' sides' hit fractions must reach ``min_side_support``, else
+    :class:`calibration.errors.SidesUntrusted` (0: off).  Chosen on seen scenes: the wrong placements 3163,
+    3171, 3225 (contrast 89-90) score 0.0-0.19; at the true pose of the 400 seen scenes 2000-2099 and
+    3000-3299, the 336 with contrast >= 60 score 0.81 and up; dark points on a dark field (contrast 20-57 on
+    those scenes) show no clear sides even at the truth (down to 0.0), and are left to the first signal."""
     min_pattern_score: float = 0.35
     """Minimum triangle-pattern contrast score for a candidate to count as a board."""
     # --- sub-pixel refinement of the outline

@@ -75,3 +75,24 @@ class FitUntrusted(CalibrationError):
             "board explains too few of the frame's board edges: it may be shifted or turned); give the four "
             "outer corners (--corners X1,Y1,...,X4,Y4 or --click) or ArUco markers (--aruco)"
         )
+
+
+class SidesUntrusted(FitUntrusted):
+    """The fit guard's second signal (:mod:`calibration.guard`): the image shows the points' sides clearly,
+    but the fitted placement does not put them on their edges (a board taken shifted by about a point's
+    width still shows the points' alternating colours and a convincing starting position)."""
+
+    def __init__(self, confidence: float, side_support: float, need: float, contrast: float,
+                 fit: object | None = None) -> None:
+        CalibrationError.__init__(
+            self,
+            f"board fit not trusted: the points' sides lie on {side_support:.2f} of their edges, need "
+            f"{need:.2f} (the points stand out from the field by {contrast:.0f} Lab units, so their sides "
+            "should show: the fitted board may be shifted by a point); give the four outer corners "
+            "(--corners X1,Y1,...,X4,Y4 or --click) or ArUco markers (--aruco)"
+        )
+        self.confidence = confidence
+        self.threshold = need
+        self.fit = fit
+        self.side_support = side_support
+        self.contrast = contrast

@@ -12,10 +12,11 @@ import numpy.typing as npt
 
 from calibration.appearance import learn_appearance
 from calibration.aruco import find_marker_corners
-from calibration.board import BoardFit, find_board, pattern_score, refine_manual_fit
+from calibration.board import BoardFit, find_board, pattern_score, refine_manual_fit, smoothed_lab
 from calibration.camera import CameraModel
 from calibration.config import CalibrationConfig
-from calibration.errors import CalibrationError, FitUntrusted, SeatsUndecided
+from calibration.errors import CalibrationError, FitUntrusted, SeatsUndecided, SidesUntrusted
+from calibration.guard import side_contrast, side_support
 from calibration.homography import as_points, canonical_corners
 from calibration.profile import CalibrationProfile
 from calibration.seats import SeatingResult, detect_seating
@@ -84,6 +85,12 @@ def calibrate_frame(
         assert fit.profile is not None
         if fit.corner_confidence < cfg.min_corner_confidence:
             raise FitUntrusted(fit.corner_confidence, cfg.min_corner_confidence, fit)
+        if cfg.min_side_support > 0:
+            contrast = side_contrast(image, fit.profile)
+            if contrast >= cfg.side_guard_contrast:
+                sides = side_support(smoothed_lab(image), fit.profile)
+                if sides < cfg.min_side_support:
+                    raise SidesUntrusted(fit.corner_confidence, sides, cfg.min_side_support, contrast, fit)
         prof = replace(fit.profile, quality=replace(fit.profile.quality, camera_name=camera_name,
                                                         corner_confidence=fit.corner_confidence))
     seats: SeatingResult | None = None

@@ -49,6 +49,9 @@ HOME_SIZE = 6
 TRAY_DOUBT = 0.5
 """Confidence cap of a derived tray count (or of the regions holding a colour) that the board's
 totals contradict: more than 15 of a colour, or borne-off checkers beside checkers outside home."""
+FULL_ROW_FLOOR = 1e-4
+"""The full-row error weight leaves a tall stack's confidence at least this (not 0, which means "do
+not read": a hand or contradictory slots), so that ``totals_cross_check`` can still confirm it."""
 ALTERNATIVES = 3
 """At most this many other readings per region in ``CountReading.alternatives``..."""
 ALTERNATIVE_MIN = 1e-3
@@ -343,7 +346,7 @@ def counts_from_slot_probs(
             if max(w, b) >= block.shape[1]:
                 # a full row or more: a missed second layer on a slot is the model's typical error
                 p = float(post[i].max())
-                c2 = max(0.0, 1.0 - layer_error_factor * (1.0 - p))
+                c2 = max(FULL_ROW_FLOOR, 1.0 - layer_error_factor * (1.0 - p))
                 scale = (1.0 - c2) / (1.0 - p) if p < 1.0 else 1.0
                 c = min(c, c2)
             readings[r] = CountReading(w, b, c, _alternatives(hyps, post[i], scale, order[i]))
@@ -486,9 +489,7 @@ def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountRea
         total = sum(_count(r.white, r.black, side) for r in readings)
         expected = CHECKERS - _count(tray.white, tray.black, side)
         if total == expected:
-            e = board_err + (1.0 - tray.confidence)
-            if e < 1.0:
-                holds[side] = e
+            holds[side] = board_err + (1.0 - tray.confidence)
         elif tray.confidence >= th:
             fix[side] = expected - total
     if not holds and not fix:
@@ -506,8 +507,10 @@ def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountRea
         relief = 0.0
         alts = []
         for w, b, p in r.alternatives:
-            other = max((holds[sd] for sd in holds if _count(w, b, sd) != _count(r.white, r.black, sd)), default=None)
-            if other is not None:
+            # the other regions' and the tray's errors (not this region's own)
+            other = max((holds[sd] - err for sd in holds if _count(w, b, sd) != _count(r.white, r.black, sd)),
+                        default=None)
+            if other is not None and other < 1.0:
                 relief += p * (1.0 - other)
                 p = round(p * other, 6)
             if p >= ALTERNATIVE_MIN:

@@ -288,6 +288,7 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
     region_conf: list[tuple[float, bool]] = []
     board_conf: list[tuple[float, bool]] = []
     covered_conf: list[float] = []
+    covered_trays: list[float] = []
     errors: list[str] = []
     argmax_errors: list[str] = []
     cpu_ms: list[float] = []
@@ -320,6 +321,10 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
         for how, trays in (("read", rd.trays), ("derived", derived)):
             for name, g, want in (("tray_w", trays[0], c["tray_w"]), ("tray_b", trays[1], c["tray_b"])):
                 if name in cov:
+                    if how == "read":
+                        covered_trays.append(g.confidence)
+                        if g.confidence >= th:
+                            errors.append(f"{seed}: covered {name} read with confidence {g.confidence}")
                     continue
                 ok = g.white + g.black == want
                 tt = tray_tally[how]
@@ -388,7 +393,9 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
                          "read_regions_wrong_truth_missing": not_in,
                          "mean_probability_of_truth": round(statistics.fmean(truth_prob), 5) if truth_prob else None},
         "hands": {"covered_regions": len(covered_conf),
-                  "covered_regions_read_confidently": sum(c >= th for c in covered_conf)},
+                  "covered_regions_read_confidently": sum(c >= th for c in covered_conf),
+                  "covered_trays": len(covered_trays),
+                  "covered_trays_read_confidently": sum(c >= th for c in covered_trays)},
         "by_scheme": {k: dict(v) for k, v in sorted(by_scheme.items())},
         "by_region_kind": {k: dict(v) for k, v in sorted(by_kind.items())},
         "exact_boards_by_scheme": {k: f"{v['exact_and_confident']}/{v['boards']}" for k, v in sorted(by_scheme.items())},

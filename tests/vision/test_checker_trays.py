@@ -10,6 +10,7 @@ import pytest
 
 from rules.position import CHECKERS, Side
 from vision.checkers import (
+    FULL_ROW_FLOOR,
     TRAY_CLASSES,
     TRAY_DOUBT,
     TRAY_HAND,
@@ -199,3 +200,33 @@ def test_a_missing_or_broken_tray_model_is_named_with_its_training_command(tmp_p
         TrayClassifier(bad)
     assert "\n" not in str(err.value)
     assert bad.read_bytes() == b"not an onnx model"
+
+
+def test_the_relief_counts_the_other_errors_not_the_regions_own() -> None:
+    """A region's alternative that would break the 15-per-side total needs a second error elsewhere:
+    its weight is the OTHER regions' and the tray's errors.  A lone unsure region (error 0.5) on an
+    otherwise sure board that adds up is confirmed; its own error does not block it."""
+    points = [(0, 0)] * 24
+    points[0], points[23] = (5, 0), (0, 15)
+    board = list(_board(points))
+    board[0] = CountReading(5, 0, 0.5, ((6, 0, 0.5),))
+    trays = (CountReading(10, 0, 0.9999), CountReading(0, 0, 0.9999))
+    out = totals_cross_check(tuple(board), trays)
+    assert out[0].confidence > 0.99 and out[0].alternatives[0][:2] == (6, 0)
+    # with a second unsure region the totals prove much less
+    board[23] = CountReading(0, 15, 0.6, ((0, 14, 0.4),))
+    out2 = totals_cross_check(tuple(board), trays)
+    assert out2[0].confidence < 0.9
+
+
+def test_a_tall_stack_crushed_by_the_full_row_weight_can_still_be_confirmed() -> None:
+    """The full-row weight may leave a tall stack at FULL_ROW_FLOOR (never 0, which means "not
+    read"): the totals can still confirm it, and an unread region elsewhere still blocks that."""
+    probs = _tall_stack(0.3)
+    alone = counts_from_slot_probs(SLOTS, probs, layer_error_factor=30.0)
+    assert alone.points[0].confidence == FULL_ROW_FLOOR
+    read = counts_from_slot_probs(SLOTS, probs, layer_error_factor=30.0, trays=_tray_probs(10, 5, 0.99999))
+    assert read.points[0].white == 5 and read.points[0].confidence >= 0.99
+    probs[next(i for i, s in enumerate(SLOTS) if s.region == "p12"), 8] = 0.9
+    read2 = counts_from_slot_probs(SLOTS, probs, layer_error_factor=30.0, trays=_tray_probs(10, 5, 0.99999))
+    assert read2.points[0].confidence < 0.99

@@ -43,3 +43,17 @@ def test_unsure_causes() -> None:
 
 def test_stack_kinds() -> None:
     assert [_stack_kind(*wb) for wb in ((0, 0), (3, 0), (0, 5), (7, 0))] == ["empty", "1-4", "5", "6+"]
+
+
+def test_a_bar_hand_alone_is_no_unsure_cause() -> None:
+    """The diagnosis follows the reader: a hand-like bar slot with nothing hand-like off the bar is
+    not a hand (``bar_hand_corroboration``), with one elsewhere it is."""
+    probs = _probs([(0, 0)] * 24)
+    idx = {(s.region, s.index, s.side): i for i, s in enumerate(SLOTS)}
+    probs[idx["bar", 0, Side.WHITE], HAND] = 0.9
+    assert unsure_cause("bar", probs, SLOTS, 0.3, 0.5) == "hand"  # no corroboration asked
+    assert unsure_cause("bar", probs, SLOTS, 0.3, 0.5, 0.3) == "posterior"
+    assert unsure_cause("p6", probs, SLOTS, 0.3, 0.5, 0.3) == "posterior"
+    probs[idx["p1", 0, None], HAND] = 0.4
+    assert unsure_cause("bar", probs, SLOTS, 0.3, 0.5, 0.3) == "hand"
+    assert unsure_cause("p6", probs, SLOTS, 0.3, 0.5, 0.3) == "neighbour_hand"

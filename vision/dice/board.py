@@ -308,6 +308,32 @@ def gray_near(image: npt.NDArray[Any], profile: Any, centres_mm: npt.NDArray[Any
     return out
 
 
+def recentre(image: npt.NDArray[Any], gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any],
+             guesses: list[FaceGuess], z: float, model: FaceClassifier,
+             dcfg: DiceConfig = DICE) -> tuple[npt.NDArray[np.float64], list[FaceGuess]]:
+    """Candidates the up-face reading rejects, but not outright (``DiceConfig.recentre_*``), read
+    again at centres moved by ``recentre_edges`` die edges in 8 directions; the most die-like of
+    those readings replaces the candidate's when it is a die (P(not a die) below ``top_notdie_max``)
+    with a face that stands (``top_min_probability``).  ``gray`` is filled in around the moved
+    centres.  Returns the (maybe moved) centres and the readings."""
+    todo = [i for i, g in enumerate(guesses) if dcfg.top_notdie_max <= g.not_die < dcfg.recentre_max_notdie]
+    if not todo:
+        return mm, guesses
+    d = dcfg.recentre_edges * z
+    dirs = np.array([(dx, dy) for dx in (-1.0, 0.0, 1.0) for dy in (-1.0, 0.0, 1.0) if dx or dy])
+    dirs /= np.linalg.norm(dirs, axis=1)[:, None]
+    alt = np.concatenate([mm[i, :2][None, :] + d * dirs for i in todo])
+    gray_near(image, profile, alt, z, dcfg.top_refine_shift_px, pose=False, into=gray)
+    amm, ag = read_top_faces(gray, profile, alt, z, model, dcfg)
+    out_mm, out_g = mm.copy(), list(guesses)
+    k = len(dirs)
+    for n, i in enumerate(todo):
+        j = min(range(n * k, n * k + k), key=lambda a: ag[a].not_die - 0.2 * ag[a].probability)
+        if ag[j].not_die < dcfg.top_notdie_max and ag[j].probability >= dcfg.top_min_probability:
+            out_mm[i, :2], out_g[i] = amm[j, :2], ag[j]
+    return out_mm, out_g
+
+
 def read_dice(
     image: npt.NDArray[Any], profile: Any, classifier: FaceClassifier, config: VisionConfig,
     search: DiceSearch | None = None, dcfg: DiceConfig = DICE,
@@ -323,6 +349,8 @@ def read_dice(
         cmm = np.array([search.to_mm(p.u, p.v) for p in peaks])
         gray = gray_near(image, profile, cmm, search.z, dcfg.top_refine_shift_px, pose=False)
         mm, guesses = read_top_faces(gray, profile, cmm, search.z, top_model, dcfg)
+        if dcfg.recentre_edges > 0:
+            mm, guesses = recentre(image, gray, profile, mm, guesses, search.z, top_model, dcfg)
         kept = [i for i, g in enumerate(guesses) if g.not_die < dcfg.top_notdie_max]
         scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in kept]
         mm = mm[kept]

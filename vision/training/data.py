@@ -10,6 +10,7 @@ out (240 of 1200); ``webcam_matteop65/Valid`` is held out entirely.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -150,3 +151,152 @@ def shared_dir() -> Path:
     if env:
         return Path(env)
     return Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+# ---------------------------------------------------------------------------------------------
+# the die detector's training frames (session 5: every rendered training folder with dice)
+
+DETECTOR_FOLDERS = ("1280x720", "dice_cocked/1280x720", "dice_train/1280x720", "slots_1280x720",
+                    "trays_1280x720", "cube_side_train")
+"""Render-cache folders the detector ``die_detect.onnx`` (session 5) was trained on: the shared
+training frames, the cocked-dice and dice training frames, and the multi-position renders of the
+slot, tray and cube-side models (dice against checkers, on the bar, in and near the trays, by the
+rail; files ``SEED.json`` or ``SEED_K.json``).  Evaluation seeds (``EVAL_SEEDS``) are left out."""
+
+
+def detector_frames_all(root: Path, folders: tuple[str, ...] = DETECTOR_FOLDERS,
+                        ) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """(top view BGR uint8, die centres in top-view px (N, 2), seed) of every rendered frame of
+    ``folders`` under ``root`` whose seed is not an evaluation seed (the same top view and centres as
+    ``vision.training.faces.detector_frames``, which reads only ``SEED.json`` files)."""
+    from vision.dice.board import DiceSearch
+    from vision.dice.detect import top_view
+    from vision.training.rendered import EVAL_SEEDS, profile_for
+
+    out = []
+    for name in folders:
+        for js in sorted((root / name).glob("*.json")):
+            head = js.stem.split("_")[0]
+            if not head.isdigit() or int(head) in EVAL_SEEDS:
+                continue
+            img = cv2.imread(str(js.with_suffix(".png")), cv2.IMREAD_COLOR)
+            if img is None:
+                continue
+            truth = json.loads(js.read_text())
+            search = DiceSearch(profile_for(truth))
+            top = top_view(img, search.map_x, search.map_y)
+            pts = np.array([[(x + search.MARGIN_MM) * search.PPM - 0.5, (y + search.MARGIN_MM) * search.PPM - 0.5]
+                            for x, y, *_ in (die["center_mm"] for die in truth["dice"])], np.float32).reshape(-1, 2)
+            out.append((top, pts, int(head)))
+    return out
+
+
+def train_detector_all(out: Path, *, root: Path | None = None, steps: int = 2000, seed: int = 7) -> dict[str, object]:
+    """``python -m vision.training.data detector [STEPS [OUT]]``: the die detector trained by
+    ``vision.training.faces.train_detector`` (same net, crops, augmentation and loss) on
+    :func:`detector_frames_all` of :data:`DETECTOR_FOLDERS`."""
+    from vision.training import faces
+    from vision.training.rendered import cache_dir
+
+    base = root or cache_dir()
+    frames = detector_frames_all(base)
+    original = faces.detector_frames
+    faces.detector_frames = lambda folders, cache=None: frames  # the frames above, whatever the folders
+    try:
+        record = faces.train_detector([base / f for f in DETECTOR_FOLDERS], out, seed=seed, steps=steps)
+    finally:
+        faces.detector_frames = original
+    record["recipe"] = "python -m vision.training.data detector"
+    out.with_suffix(".train.json").write_text(json.dumps(record, indent=2) + "\n")
+    return record
+
+
+def finetune_detector(out: Path, *, start: Path | None = None, root: Path | None = None, steps: int = 600,
+                      lr: float = 5e-4, seed: int = 7, batch: int = 24) -> dict[str, object]:
+    """``python -m vision.training.data finetune-detector [STEPS [OUT]]``: ``die_detect.onnx``'s
+    weights (its convolutions, batch norm folded in) trained further at a constant rate on
+    :func:`detector_frames_all` of :data:`DETECTOR_FOLDERS`, with the crops, augmentation and loss of
+    ``vision.training.faces.train_detector`` (torch: development only)."""
+    import random
+    import time
+
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+
+    from vision.dice.detect import DIE_DETECT_MODEL
+    from vision.training.faces import _detector_batch
+    from vision.training.fit import export_onnx
+    from vision.training.rendered import cache_dir
+
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    rng = random.Random(seed)
+    t0 = time.time()
+    src = start or DIE_DETECT_MODEL
+    g = onnx.load(str(src)).graph
+    init = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+    convs = [(init[n.input[1]], init[n.input[2]], n) for n in g.node if n.op_type == "Conv"]
+    layers: list[nn.Module] = []
+    for k, (w, b, node) in enumerate(convs):
+        stride = next((list(a.ints) for a in node.attribute if a.name == "strides"), [1, 1])[0]
+        conv = nn.Conv2d(w.shape[1], w.shape[0], w.shape[2], stride, w.shape[2] // 2)
+        with torch.no_grad():
+            conv.weight.copy_(torch.from_numpy(w.copy()))
+            conv.bias.copy_(torch.from_numpy(b.copy()))  # type: ignore[union-attr]
+        layers.append(conv)
+        if k < len(convs) - 1:
+            layers.append(nn.ReLU())
+    model = nn.Sequential(*layers)
+    frames = detector_frames_all(root or cache_dir())
+    n_dice = sum(len(p) for _, p, _ in frames)
+    print(f"{len(frames)} frames, {n_dice} dice in {time.time() - t0:.0f}s", flush=True)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    run = 0.0
+    for step in range(steps):
+        model.train()
+        xb, tb = _detector_batch(frames, rng, batch)
+        x, t = torch.from_numpy(xb), torch.from_numpy(tb)
+        y = model(x)
+        p = torch.sigmoid(y[:, 0]).clamp(1e-4, 1 - 1e-4)
+        pos, heat = t[:, 1], t[:, 0]
+        lpos = -((1 - p) ** 2 * torch.log(p) * pos).sum()
+        lneg = -(((1 - heat) ** 4) * p**2 * torch.log(1 - p) * (1 - pos)).sum()
+        npos = pos.sum().clamp(min=1.0)
+        loff = (torch.abs(y[:, 1:3] - t[:, 2:4]) * pos[:, None]).sum()
+        loss = (lpos + lneg + loff) / npos
+        opt.zero_grad()
+        loss.backward()  # type: ignore[no-untyped-call]
+        opt.step()
+        run = 0.98 * run + 0.02 * float(loss.detach())
+        if (step + 1) % 50 == 0:
+            print(f"step {step + 1}/{steps} loss {run:.4f} {time.time() - t0:.0f}s", flush=True)
+            if (step + 1) % 200 == 0:
+                model.eval()
+                export_onnx(model, torch.zeros(1, 3, 128, 128), out.with_name(f"{out.stem}_{step + 1}.onnx"), input_name="top",
+                            output_name="heat", dynamic_axes={"top": {2: "h", 3: "w"}, "heat": {2: "h", 3: "w"}})
+    model.eval()
+    export_onnx(model, torch.zeros(1, 3, 128, 128), out, input_name="top", output_name="heat",
+                dynamic_axes={"top": {2: "h", 3: "w"}, "heat": {2: "h", 3: "w"}})
+    record: dict[str, object] = {
+        "model": out.name, "recipe": "python -m vision.training.data finetune-detector", "start": src.name,
+        "seed": seed, "steps": steps, "batch": batch, "lr": lr, "crop": 128, "frames": len(frames), "dice": n_dice,
+        "folders": list(DETECTOR_FOLDERS), "seconds": round(time.time() - t0), "torch": torch.__version__,
+    }
+    out.with_suffix(".train.json").write_text(json.dumps(record, indent=2) + "\n")
+    return record
+
+
+if __name__ == "__main__":
+    import sys
+
+    a = sys.argv[1:]
+    if a and a[0] == "detector":
+        from vision.dice.detect import DIE_DETECT_MODEL
+
+        print(train_detector_all(Path(a[2]) if len(a) > 2 else DIE_DETECT_MODEL, steps=int(a[1]) if len(a) > 1 else 2000))
+    if a and a[0] == "finetune-detector":
+        from vision.dice.detect import DIE_DETECT_MODEL
+
+        print(finetune_detector(Path(a[2]) if len(a) > 2 else DIE_DETECT_MODEL, steps=int(a[1]) if len(a) > 1 else 600))

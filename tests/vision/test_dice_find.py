@@ -1,0 +1,70 @@
+"""Finding dice on a board: the re-centring of a candidate the up-face reading rejects but not outright."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+from vision.dice import board
+from vision.dice.classify import FaceGuess
+from vision.dice.config import DiceConfig
+
+DIE = (100.0, 100.0)
+Z = 16.0
+
+
+def _stub_read(gray: Any, profile: Any, centres: Any, z: float, model: Any, dcfg: DiceConfig) -> tuple[Any, list[FaceGuess]]:
+    """A die at DIE: a centre within 1 mm reads face 5 surely, within 6 mm doubtfully, else not a die."""
+    mm = np.asarray(centres, np.float64).reshape(-1, 2)
+    out = []
+    for x, y in mm:
+        d = math.hypot(x - DIE[0], y - DIE[1])
+        out.append(FaceGuess(5, 0.99, 0.001) if d < 1 else FaceGuess(5, 0.6, 0.3) if d < 6 else FaceGuess(2, 0.4, 0.97))
+    return mm.copy(), out
+
+
+@pytest.fixture
+def stubbed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(board, "read_top_faces", _stub_read)
+
+
+def _recentre(start: list[tuple[float, float]], dcfg: DiceConfig) -> tuple[Any, list[FaceGuess]]:
+    mm, g = _stub_read(None, None, np.array(start), Z, None, dcfg)
+    gray = np.zeros((20, 20), np.uint8)  # grey image: gray_near has nothing to fill in
+    return board.recentre(gray, gray, None, mm, g, Z, None, dcfg)  # type: ignore[arg-type]
+
+
+@pytest.mark.usefixtures("stubbed")
+def test_a_rejected_candidate_beside_a_die_moves_onto_it() -> None:
+    dcfg = dataclasses.replace(DiceConfig(), recentre_edges=0.25)
+    start = (DIE[0] - 0.25 * Z, DIE[1])  # 4 mm off: P(not a die) 0.3, rejected
+    mm, g = _recentre([start], dcfg)
+    assert g[0].not_die < dcfg.top_notdie_max and g[0].face == 5
+    assert math.hypot(mm[0, 0] - DIE[0], mm[0, 1] - DIE[1]) < 1
+
+
+@pytest.mark.usefixtures("stubbed")
+def test_an_outright_rejection_and_a_found_die_are_not_moved() -> None:
+    dcfg = dataclasses.replace(DiceConfig(), recentre_edges=0.25)
+    far, sure = (DIE[0] + 40, DIE[1]), DIE  # not a die at 0.97 (above recentre_max_notdie); a sure die
+    mm, g = _recentre([far, sure], dcfg)
+    assert mm.tolist() == [list(far), list(sure)]
+    assert g[0].not_die == 0.97 and g[1].not_die == 0.001
+
+
+@pytest.mark.usefixtures("stubbed")
+def test_a_move_is_adopted_only_when_its_face_stands() -> None:
+    # the moved centres land 4 mm off the die (doubtful face): the candidate stays rejected
+    dcfg = dataclasses.replace(DiceConfig(), recentre_edges=0.5)
+    start = (DIE[0] - 4.0, DIE[1])
+    mm, g = _recentre([start], dcfg)
+    assert g[0].not_die == 0.3 and mm[0].tolist() == list(start)
+
+
+def test_off_by_default_and_documented() -> None:
+    assert DiceConfig().recentre_edges >= 0
+    assert 0 < DiceConfig().recentre_max_notdie <= 1

@@ -469,9 +469,11 @@ def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountRea
     side has 15 checkers.
 
     When a side's board total plus its tray makes 15, a region's alternative that would change that
-    side's count needs a second, compensating error elsewhere (another region or the tray): its
-    probability is multiplied by the sum of all the other error probabilities of the board and the
-    tray (no relief when that sum reaches 1, e.g. when a region is unread).  This is what lets a tall
+    side's count by ``d`` needs a second, compensating error elsewhere (another region or the tray
+    off by ``-d`` in that colour): its probability is multiplied by a bound of that
+    (:class:`_Compensations`: the other readings' listed alternatives that shift that colour by
+    ``-d``, plus all of their unlisted error mass; no relief when it reaches 1, e.g. when a region
+    is unread).  This is what lets a tall
     stack (whose full-row error weight makes it unsure alone) be read confidently when everything
     else adds up.  When the total is off while the tray is read at ``trust`` or better (capping is the
     safe direction, so a tray read at ``TRAY_DOUBT`` is enough), every region with an alternative that
@@ -494,6 +496,7 @@ def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountRea
             fix[side] = expected - total
     if not holds and not fix:
         return readings
+    comp = _Compensations(readings, errs, trays) if holds else None
     out = []
     for i, (r, err) in enumerate(zip(readings, errs, strict=True)):
         tall = full_row is not None and i < 24 and any(_count(r.white, r.black, sd) >= full_row for sd in fix)
@@ -507,9 +510,9 @@ def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountRea
         relief = 0.0
         alts = []
         for w, b, p in r.alternatives:
-            # the other regions' and the tray's errors (not this region's own)
-            other = max((holds[sd] - err for sd in holds if _count(w, b, sd) != _count(r.white, r.black, sd)),
-                        default=None)
+            # how likely another reading (a region or the tray) is wrong the other way
+            other = max((comp.against(i, sd, _count(w, b, sd) - _count(r.white, r.black, sd)) for sd in holds
+                         if comp is not None and _count(w, b, sd) != _count(r.white, r.black, sd)), default=None)
             if other is not None and other < 1.0:
                 relief += p * (1.0 - other)
                 p = round(p * other, 6)
@@ -517,6 +520,44 @@ def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountRea
                 alts.append((w, b, p))
         out.append(CountReading(r.white, r.black, round(1.0 - max(0.0, err - relief), 4), tuple(alts)))
     return tuple(out)
+
+
+class _Compensations:
+    """For :func:`totals_cross_check`: how likely the readings other than region ``i`` are wrong by
+    exactly ``-d`` checkers of a side (what region ``i`` being ``d`` off would need for the totals to
+    still make 15).  Each reading's listed alternatives count where they shift that side by ``-d``;
+    the error mass its list leaves out (``1 - confidence`` minus the listed alternatives) counts in
+    full, as if it could be any shift.  An upper bound (a union over the readings), no guess."""
+
+    def __init__(self, readings: tuple[CountReading, ...], errs: list[float],
+                 trays: tuple[CountReading, CountReading]) -> None:
+        sides = (Side.WHITE, Side.BLACK)
+        self.unlisted = [max(0.0, e - sum(p for _, _, p in r.alternatives)) for r, e in zip(readings, errs, strict=True)]
+        self.total_unlisted = sum(self.unlisted)
+        self.own: list[dict[tuple[Side, int], float]] = []
+        self.shift: dict[tuple[Side, int], float] = {}
+        for r in readings:
+            mine: dict[tuple[Side, int], float] = {}
+            for w, b, p in r.alternatives:
+                for sd in sides:
+                    d = _count(w, b, sd) - _count(r.white, r.black, sd)
+                    if d:
+                        mine[(sd, d)] = mine.get((sd, d), 0.0) + p
+                        self.shift[(sd, d)] = self.shift.get((sd, d), 0.0) + p
+            self.own.append(mine)
+        self.tray: dict[Side, tuple[float, dict[int, float]]] = {}
+        for sd, t in zip(sides, trays, strict=True):
+            n = _count(t.white, t.black, sd)
+            alts: dict[int, float] = {}
+            for w, b, p in t.alternatives:
+                alts[_count(w, b, sd) - n] = alts.get(_count(w, b, sd) - n, 0.0) + p
+            self.tray[sd] = (max(0.0, (1.0 - t.confidence) - sum(alts.values())), alts)
+
+    def against(self, i: int, side: Side, d: int) -> float:
+        """The bound for region ``i`` read ``d`` checkers of ``side`` short of its alternative."""
+        t_unl, t_alts = self.tray[side]
+        return (self.total_unlisted - self.unlisted[i] + t_unl + t_alts.get(-d, 0.0)
+                + self.shift.get((side, -d), 0.0) - self.own[i].get((side, -d), 0.0))
 
 
 def _tray_alternatives(readings: tuple[CountReading, ...], side: Side, on_board: int) -> tuple[tuple[int, int, float], ...]:

@@ -203,9 +203,10 @@ def test_a_missing_or_broken_tray_model_is_named_with_its_training_command(tmp_p
 
 
 def test_the_relief_counts_the_other_errors_not_the_regions_own() -> None:
-    """A region's alternative that would break the 15-per-side total needs a second error elsewhere:
-    its weight is the OTHER regions' and the tray's errors.  A lone unsure region (error 0.5) on an
-    otherwise sure board that adds up is confirmed; its own error does not block it."""
+    """A region's alternative that would break the 15-per-side total needs a second error elsewhere,
+    the other way in the same colour: its weight is how likely the OTHER readings (regions and tray)
+    are wrong that way.  A lone unsure region (error 0.5) on an otherwise sure board that adds up is
+    confirmed; its own error does not block it."""
     points = [(0, 0)] * 24
     points[0], points[23] = (5, 0), (0, 15)
     board = list(_board(points))
@@ -213,10 +214,16 @@ def test_the_relief_counts_the_other_errors_not_the_regions_own() -> None:
     trays = (CountReading(10, 0, 0.9999), CountReading(0, 0, 0.9999))
     out = totals_cross_check(tuple(board), trays)
     assert out[0].confidence > 0.99 and out[0].alternatives[0][:2] == (6, 0)
-    # with a second unsure region the totals prove much less
+    # a second unsure region that cannot make up for it (another colour) changes nothing...
     board[23] = CountReading(0, 15, 0.6, ((0, 14, 0.4),))
-    out2 = totals_cross_check(tuple(board), trays)
+    assert totals_cross_check(tuple(board), trays)[0].confidence > 0.99
+    # ...one that could (a white 3 that may be a 2: 6 + 2 = 5 + 3) makes the totals prove much less
+    board[5] = CountReading(3, 0, 0.6, ((2, 0, 0.4),))
+    out2 = totals_cross_check(tuple(board), (CountReading(7, 0, 0.9999), trays[1]))
     assert out2[0].confidence < 0.9
+    # and error mass a reading does not list could be anything
+    board[5] = CountReading(3, 0, 0.6, ())
+    assert totals_cross_check(tuple(board), (CountReading(7, 0, 0.9999), trays[1]))[0].confidence < 0.9
 
 
 def test_a_tall_stack_crushed_by_the_full_row_weight_can_still_be_confirmed() -> None:

@@ -118,10 +118,21 @@ def test_the_grid_climbs_toward_the_die(steps: int, shifts_left: int) -> None:
     shift = DiceConfig().top_refine_shift_px
     mm_px = 16 * CONTEXT / PATCH
     start = np.array([[60.0 - 2 * shift * mm_px, 70.0]])
-    mm, g = read_top_faces(img, _Plane(), start, 16.0, _Slope(0.0),  # type: ignore[arg-type]
+    model = _Slope(0.0)
+    reads: list[int] = []
+    read = model.classify_patches
+
+    def counting(patches: list[np.ndarray], *, tta: bool = True, views: tuple[int, ...] = ()) -> list[FaceGuess]:
+        reads.append(len(patches))
+        return read(patches, tta=tta, views=views)
+
+    model.classify_patches = counting  # type: ignore[method-assign]
+    mm, g = read_top_faces(img, _Plane(), start, 16.0, model,  # type: ignore[arg-type]
                            DiceConfig(top_recentre_steps=steps, top_vote_share=0.0))
     assert np.allclose(mm[0], [60.0 - shifts_left * shift * mm_px, 70.0])
     assert (g[0].face, g[0].probability) == (5, 0.95)
+    # first reading, the grid's 8 other squares, (the second grid's 3 new squares,) the 8-turn check
+    assert reads == ([1, 8, 1] if steps == 1 else [1, 8, 3, 1])
 
 
 def test_a_window_holds_the_shifted_patches() -> None:
@@ -189,12 +200,12 @@ def test_a_decisive_first_reading_is_checked_in_its_turns_without_the_grid(tta_f
     for tta_face2, stands2 in ((5, True), (3, False)):
         model = _Counting(5, 0.95, 0.001, tta_face2)
         mm, g = read_top_faces(img, _Plane(), np.array([[60.0, 70.0]]), 16.0, model, DiceConfig())  # type: ignore[arg-type]
-        assert model.reads == [(1, False), (9, False), (1, True)]
+        assert model.reads == [(1, False), (8, False), (1, True)]  # the centre is not read twice
         assert np.allclose(mm[0], [60.0, 70.0]) and (g[0].probability >= 0.9) == stands2
     model = _Counting(5, 0.95, 0.001, 3)  # the check off: the first reading stands unchecked
     mm, g = read_top_faces(img, _Plane(), np.array([[60.0, 70.0]]), 16.0, model,  # type: ignore[arg-type]
                            DiceConfig(top_check_unmoved=False))
-    assert model.reads == [(1, False), (9, False)] and (g[0].face, g[0].probability) == (5, 0.95)
+    assert model.reads == [(1, False), (8, False)] and (g[0].face, g[0].probability) == (5, 0.95)
 
 
 class _Parallax:

@@ -64,20 +64,22 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
     done = {i for i, _, _, _ in check}
     todo = [i for i, f in enumerate(first) if f.not_die < dcfg.top_refine_max_notdie and i not in done]
     grid = [(dx, dy) for dx in (0, -s, s) for dy in (0, -s, s)]
-    m = len(grid)
     at = {i: (0, 0) for i in todo}  # the square's shift so far
     cur = {i: first[i] for i in todo}  # its reading
     last: dict[int, list[FaceGuess]] = {}  # the last grid read around it
     agreed: dict[int, bool] = {}  # the grid that moved it last agreed on its face
+    seen = {(i, 0, 0): first[i] for i in todo}  # (candidate, dx, dy) -> its reading
     active = list(todo)
     for _ in range(steps):
         if not active:
             break
-        g = model.classify_patches([square(i, at[i][0] + dx, at[i][1] + dy) for i in active for dx, dy in grid],
-                                   tta=False)
+        # a square a previous grid read is not read again (a step shares 3-6 of its 9 squares)
+        new = list(dict.fromkeys((i, at[i][0] + dx, at[i][1] + dy) for i in active for dx, dy in grid
+                                 if (i, at[i][0] + dx, at[i][1] + dy) not in seen))
+        seen.update(zip(new, model.classify_patches([square(*k) for k in new], tta=False), strict=True))
         moving = []
-        for n, i in enumerate(active):
-            gs = g[n * m : n * m + m]
+        for i in active:
+            gs = [seen[(i, at[i][0] + dx, at[i][1] + dy)] for dx, dy in grid]
             j, best = choose(gs, dcfg.vote_notdie, dcfg.top_vote_share, 0.0)
             c = cur[i]
             moved = (j != 0 and best.not_die < dcfg.top_refined_max_notdie

@@ -55,10 +55,11 @@ from rules.laws.events import (
     Event,
     GameSetUp,
     OpeningDieThrown,
+    PlayAmended,
     PositionObserved,
     Rest,
 )
-from rules.moves import Play, legal_plays
+from rules.moves import LegalPlays, Play, legal_plays
 from rules.position import BAR, OFF, Position, PositionError, Side
 from vision.geometry import Area
 from vision.observation import BoardObservation, CountReading, CubePosition, DieReading
@@ -194,6 +195,9 @@ class TrackerState:
     # look until the next throw, cube action or game (a correction made meanwhile is what goes on record)
     hold: tuple[str, Board, tuple[int, int]] | None = None
     hold_throw: bool = False  # the held play's throw has not gone to the laws yet (it goes with the play)
+    # the last play on record, while the laws may amend it (rules.laws.events.PlayAmended): (mover, the
+    # board it started from, the roll on record, the roll was inferred from the play, the board it ended on)
+    last: tuple[str, Board, tuple[int, int], bool, Board] | None = None
     cube_law: tuple[int, str] = (64, "middle")  # the cube as the laws have it (face shown, where)
     opening: tuple[tuple[str, int, float, float], ...] = ()  # (side letter, face, x, y) of opening dice
     cube_face: int | None = 64
@@ -228,6 +232,8 @@ class TrackerState:
             "fix": None if self.fix is None else [_board_json(self.fix[0]), list(self.fix[1]), self.fix[2]],
             "hold": None if self.hold is None else [self.hold[0], _board_json(self.hold[1]), list(self.hold[2])],
             "hold_throw": self.hold_throw,
+            "last": None if self.last is None else [self.last[0], _board_json(self.last[1]), list(self.last[2]),
+                                                    self.last[3], _board_json(self.last[4])],
             "cube_law": list(self.cube_law),
             "opening": [list(o) for o in self.opening],
             "cube_face": self.cube_face,
@@ -265,6 +271,7 @@ class TrackerState:
                 fix=_fix_from(d.get("fix")),
                 hold=_hold_from(d.get("hold")),
                 hold_throw=bool(d.get("hold_throw", False)),
+                last=_last_from(d.get("last")),
                 cube_law=(int(d.get("cube_law", (64, "middle"))[0]), str(d.get("cube_law", (64, "middle"))[1])),
                 opening=tuple((str(s), int(f), float(x), float(y)) for s, f, x, y in d["opening"]),
                 cube_face=d["cube_face"],
@@ -306,6 +313,14 @@ def _hold_from(v: Any) -> tuple[str, Board, tuple[int, int]] | None:
     b = _board_from(v[1])
     assert b is not None
     return str(v[0]), b, (int(v[2][0]), int(v[2][1]))
+
+
+def _last_from(v: Any) -> tuple[str, Board, tuple[int, int], bool, Board] | None:
+    if v is None:
+        return None
+    b, e = _board_from(v[1]), _board_from(v[4])
+    assert b is not None and e is not None
+    return str(v[0]), b, (int(v[2][0]), int(v[2][1])), bool(v[3]), e
 
 
 def _side(letter: str) -> Side:
@@ -954,7 +969,12 @@ class Tracker:
                 return out
             self.state = s = replace(s, fix=None)
         if cfg.infer_missed_dice and s.sent is not None and not sc.dice and self._confident_change(s.sent, sc):
-            # checkers moved and no die in sight: a throw missed altogether (real vision misses dice);
+            # checkers moved and no die in sight: first, is it the last play (re-judged: a correction, or a
+            # better look at a board put on record unsure)?
+            amended = self._amend(sc.board, seq, t, sc)
+            if amended:
+                return out + amended
+            # else a throw missed altogether (real vision misses dice);
             # its play is inferred when the next throw lands.  Never "moved without a throw" on that.
             self._start_play([], sc, seq, guess=True, start=s.sent)
             return out
@@ -1083,6 +1103,9 @@ class Tracker:
             # real vision: a board read whole that no play on record explains is asked about, never
             # sent as moved without a throw (a full reading can be wrong, and the laws would then hold
             # every later throw against it); the next play is judged from the board read (resync)
+            amended = self._amend(sc.board, seq, t, sc)
+            if amended:
+                return amended
             self.state = replace(s, known=False)
             return [Emitted(PositionObserved(position_of(sc.board, s.turn or Side.WHITE), t=t, uncertain=True),
                             seq, _changed_points(s.sent, sc.board), unsure=True,
@@ -1258,19 +1281,21 @@ class Tracker:
                    dice_read: bool, throw: bool) -> list[Emitted]:
         """A judged play to the laws: the throw (unless the laws have it: opening, early throw), the board,
         the lift."""
+        amended = self._amend(start, seq, t) if self.state.sent is not None and start != self.state.sent else []
         s = self.state
         a, b = roll
         sure = j.kind is not JudgementKind.UNSURE
         resync = s.sent is not None and start != s.sent  # the laws have another board: they are put in step
         note = "where the dice rest taken as valid" if dice_read else \
             f"the throw {a}{b} inferred from the play (p={j.posterior:.3f})"
-        out = [Emitted(DiceThrown(turn, (DieThrow(a), DieThrow(b)), t=t), seq,
-                       unsure=(not sure and not dice_read) or not s.known or resync, note=note)] if throw else []
+        out = [*amended, *([Emitted(DiceThrown(turn, (DieThrow(a), DieThrow(b)), t=t), seq,
+                                    unsure=(not sure and not dice_read) or not s.known or resync or bool(amended),
+                                    note=note)] if throw else [])]
         if j.kind is JudgementKind.ILLEGAL:
             out.append(Emitted(PositionObserved(position_of(j.board, turn.opponent), t=t), seq,
                                _changed_points(start, j.board),
                                note=f"only an illegal play ({j.label}) explains the board (p={j.posterior:.4f})"))
-            self.state = replace(s, sent=j.board, known=True, fix=(start, roll, turn.letter))
+            self.state = replace(s, sent=j.board, known=True, fix=(start, roll, turn.letter), last=None)
         else:
             assert j.play is not None
             out.append(Emitted(PositionObserved(j.play.after, t=t), seq,
@@ -1281,7 +1306,8 @@ class Tracker:
             # a throw inferred from the play (a face unread) leaves whose turn and which dice open to doubt:
             # what follows is not called on it (7103 r3: a cocked throw taken back, inferred as a play, then
             # the rethrow called as the opponent's throw in the wrong table)
-            self.state = replace(s, sent=j.board, known=sure and j.fits and dice_read)
+            self.state = replace(s, sent=j.board, known=sure and j.fits and dice_read and not amended,
+                                 last=(turn.letter, start, roll, not dice_read, j.board))
         # the laws judge the play when the dice are lifted: never an accusation on an unsure board
         out.append(Emitted(DiceLifted(turn, t=t), seq, unsure=resync or not sure))
         final = self.state.sent or j.board
@@ -1289,6 +1315,59 @@ class Tracker:
         self.state = replace(self.state, phase=Phase.GAME_OVER if over else Phase.TO_THROW, turn=turn.opponent,
                              dice=None, dice_xy=(), guess=False, hold=None)
         return out
+
+    def _amend(self, board: Board, seq: int, t: float, sc: Scene | None = None) -> list[Emitted]:
+        """The board the laws have (``sent``) is not the game's: if the last play on record, re-judged, is
+        another legal play, the laws amend it (``PlayAmended``) and the record follows the game.
+
+        With a scene (a board read after the play, no throw since): the play the judge is sure of
+        (``JudgementKind.LEGAL``, agreeing with every region read with confidence) on that look, of the
+        roll on record (of any roll when that was inferred).  Without: the legal play that ends exactly
+        at ``board`` (the board a new throw found, read surely where it differs), of the roll on record
+        (of any roll, when inferred, if only one fits).  Marked unsure (the players are asked to check);
+        nothing is ever called on it, and the next play is not called illegal on the amended board."""
+        s = self.state
+        cfg = self.config.judge
+        if (s.last is None or s.sent is None or s.hold is not None or s.fix is not None or s.last[4] != s.sent
+                or cfg is None):
+            return []  # (the laws have had another board since that play: it is no longer the last word)
+        letter, start, roll, inferred, _ = s.last
+        mover = _side(letter)
+        if mover is s.turn:
+            return []  # (his next play is under way: his last one is not amended)
+        before = position_of(start, mover)
+        found: list[tuple[tuple[int, int], Play]] = []
+        if sc is not None:
+            if inferred:
+                r, j = judge_throw(before, (0, 0), [sc.readings], cfg)
+            else:
+                r, j = roll, judge_play(before, roll, [sc.readings], cfg, allow_illegal=False)
+            if j.kind is JudgementKind.LEGAL and j.fits and j.play is not None and not j.unplayed:
+                found.append((r, j.play))
+        else:
+            target = position_of(board, mover.opponent)
+            if target.problems():
+                return []
+            rolls = [roll] + ([(x, y) for x in range(6, 0, -1) for y in range(x, 0, -1) if (x, y) != _hi_lo(roll)]
+                              if inferred else [])
+            for r in rolls:
+                play = _plays(before, r).find(target)
+                if play is not None:
+                    found.append((r, play))
+                    if r == roll:
+                        break
+            if found and found[0][0] != roll and len(found) > 1:
+                return []  # several inferred throws would explain it
+        if not found:
+            return []
+        r, play = found[0]
+        after = board_of(play.after)
+        if after == s.sent:
+            return []  # the laws have that play: the difference lies elsewhere
+        self.state = replace(s, sent=after, known=False, last=(letter, start, r, inferred, after))
+        return [Emitted(PlayAmended(mover, r, play.after, t=t), seq, _changed_points(s.sent, after), unsure=True,
+                        note=f"{mover.name.lower()}'s play re-judged from the board now read: "
+                             f"{r[0]}{r[1]} {play.notation() or '(no play)'}; please check")]
 
     def _look(self, sc: Scene, seq: int, t: float) -> tuple[bool, list[Emitted]]:
         """Another look at a held play's board: (it can be one -- else release the play first, the
@@ -1411,6 +1490,16 @@ class Tracker:
             Emitted(PositionObserved(pos, t=t), seq, j.doubtful, unsure=not sure,
                     note="" if sure else "the likeliest legal play of the inferred throw: please check"),
         ]
+
+
+def _hi_lo(roll: tuple[int, int]) -> tuple[int, int]:
+    return (max(roll), min(roll))
+
+
+def _plays(before: Position, roll: tuple[int, int]) -> LegalPlays:
+    from rules.laws.machine import cached_legal_plays
+
+    return cached_legal_plays(before, Dice(*roll), False)  # (the tracker's own legal plays use the default)
 
 
 def _opening_candidates(start: Board, read: dict[Side, int]) -> Iterator[tuple[Side, Position, tuple[int, int]]]:

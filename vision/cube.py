@@ -59,6 +59,15 @@ class CubeConfig:
     """The chosen window must look like a cube to the model at least this much to give a sure position..."""
     rival_cube_probability: float = 0.3
     """...and no window that would give another position may look like a cube this much."""
+    max_angle_residual_deg: float = 10.0
+    """A read face stands only when the top's edges, measured again on a view aligned with the
+    window (:func:`angle_residual`), lie within this of the window's edge angle: a crop turned
+    off the top's edges can read another numeral surely (the window's angle comes from a blob of
+    top, sides and shadow: 715111_7, a 64 read as 16 at 0.97 in a crop turned 36 degrees)."""
+    rival_of_sure_cube_probability: float = 0.5
+    """...unless the chosen window looks like a cube beyond doubt (``decisive_cube_probability``):
+    then a rival must look like a cube at least this much (a checker on the bar read 0.35 cube-like
+    beside a cube read 0.99: camera 715098 of the seen fresh set, 6 positions left unsure)."""
     ambiguous_ratio: float = 0.7
     """Without a model: a second window with this fraction of the best contrast makes the position unsure."""
     min_position_confidence: float = 0.9
@@ -594,10 +603,9 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
     pos, pconf = cube_position(profile, blob.center_mm, cfg)
     size = profile.spec.cube_size_mm
     rivals = [r.cube_probability for b, r in reads[1:]
-              if r.cube_probability > cfg.rival_cube_probability
-              and math.dist(b.center_mm, blob.center_mm) > 1.5 * size
+              if math.dist(b.center_mm, blob.center_mm) > 1.5 * size
               and cube_position(profile, b.center_mm, cfg)[0] is not pos]
-    if nr.cube_probability < cfg.min_cube_probability or rivals:
+    if not place_is_sure(nr.cube_probability, rivals, cfg):
         pconf = min(pconf, 0.5)
     face = nr.face if nr.face is not None and nr.confidence >= _face_threshold(cfg, nr.face, pos) else None
     if cfg.side_probes and isinstance(numeral, CubeNumeral):
@@ -608,9 +616,39 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
             shifted = _shifted_read(image, sampler, blob, numeral, cfg, beyond, nr)
             if shifted is not None:
                 face, nr = shifted.face, shifted
+    if face is not None and abs(angle_residual(image, profile, blob)) > cfg.max_angle_residual_deg:
+        face = None  # the crop is turned off the top's edges: its numeral may read as another
     rotation = rotation_of(blob.rotation_deg, nr.quarter_turns) if face is not None else blob.rotation_deg
     return CubeReading(face, round(nr.confidence if face is not None else 0.0, 4), pos, round(rotation, 1),
                        round(pconf, 4))
+
+
+ANGLE_VIEW_SIDES = 1.0
+"""Cube sides the view of :func:`angle_residual` spans (the top face alone when centred on it)."""
+
+
+def angle_residual(image: npt.NDArray[Any], profile: Any, blob: CubeBlob) -> float:
+    """Degrees (-45..45) between the edges of what lies under the window (its central cube side,
+    on the top's plane, at ``REFINE_PPM``) and the window's own edge angle ``blob.rotation_deg``:
+    near 0 when the crop is aligned with the top face."""
+    n = max(7, round(ANGLE_VIEW_SIDES * blob.side_mm * REFINE_PPM)) | 1
+    view = cube_patches(image, profile, [blob], n, ANGLE_VIEW_SIDES)[0].astype(np.float32)
+    gx = cv2.Sobel(view, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3)
+    a = _edge_angle(gx, gy, cv2.magnitude(gx, gy), n // 2, n // 2, n // 2)
+    return (a + 45.0) % 90.0 - 45.0
+
+
+def place_is_sure(cube_probability: float, rivals: list[float], cfg: CubeConfig) -> bool:
+    """Whether the chosen window's place can be sure: it looks like a cube (``min_cube_probability``)
+    and no window of another position (``rivals``: their cube probabilities) looks like one
+    (``rival_cube_probability``; ``rival_of_sure_cube_probability`` when the chosen window looks
+    like a cube beyond doubt, ``decisive_cube_probability``)."""
+    if cube_probability < cfg.min_cube_probability:
+        return False
+    bar = (cfg.rival_of_sure_cube_probability if cube_probability >= cfg.decisive_cube_probability
+           else cfg.rival_cube_probability)
+    return all(r <= bar for r in rivals)
 
 
 def _face_threshold(cfg: CubeConfig, face: int, position: CubePosition) -> float:
@@ -660,6 +698,8 @@ def _decisive_read(image: npt.NDArray[Any], sampler: CubeSampler, top: list[Cube
     pos, pconf = cube_position(profile, blob.center_mm, cfg)
     if pos is not pos0:
         return None  # the re-centred window moved across a boundary: judge them all
+    if abs(angle_residual(image, profile, blob)) > cfg.max_angle_residual_deg:
+        return None
     return CubeReading(nr.face, round(nr.confidence, 4), pos, round(rotation_of(blob.rotation_deg, nr.quarter_turns), 1),
                        round(pconf, 4))
 

@@ -513,3 +513,38 @@ def test_a_centred_64_needs_less_than_any_other_read() -> None:
         assert _face_threshold(cfg, 64, pos) == cfg.min_confidence
     strict = replace(cfg, min_confidence=0.5)
     assert _face_threshold(strict, 64, CubePosition.MIDDLE) == 0.5
+
+
+def test_place_is_sure_only_without_a_cube_like_rival() -> None:
+    """The chosen window must look like a cube; a rival of another position that looks like one
+    makes the place unsure, and a window beyond doubt is shaken only by a likelier rival."""
+    from vision.cube import place_is_sure
+
+    cfg = CubeConfig()
+    assert place_is_sure(0.95, [], cfg) and place_is_sure(0.95, [0.3, 0.01], cfg)
+    assert not place_is_sure(0.49, [], cfg)  # not cube-like itself
+    assert not place_is_sure(0.95, [0.31], cfg)  # a rival of a merely likely cube
+    assert place_is_sure(0.995, [0.35], cfg)  # 715098: a checker 0.35 beside a cube beyond doubt
+    assert not place_is_sure(0.995, [0.51], cfg)
+    assert not place_is_sure(0.995, [0.01, 0.9], cfg)  # a second cube
+
+
+@pytest.mark.parametrize("turn", [0.0, 12.0, -20.0, 30.0])
+def test_angle_residual_measures_how_far_a_window_is_turned_off_the_top(turn: float) -> None:
+    """A cube top painted square to the board (edges at 0 degrees, on a flat dark field): a window
+    turned ``turn`` degrees off it measures a residual of the same sign, 0.6-1 of the turn (the view
+    spans one side, so the turned top's corners fall outside it and the numeral's own strokes pull
+    toward the window); beyond ``max_angle_residual_deg`` (about 13 degrees off) a read is dropped."""
+    from vision.cube import angle_residual
+
+    _, prof, _ = _frame(900023)
+    size = prof.spec.cube_size_mm
+    center = (300.0, 150.0)
+    dark = np.full((prof.image_size[1], prof.image_size[0]), 30, np.uint8)
+    img = _paint(dark, prof, center, size, 8, 0.0, size)
+    got = angle_residual(img, prof, CubeBlob(center, size, turn % 90.0, 1.0, z_mm=size))
+    if turn == 0.0:
+        assert abs(got) < 2.0, got
+    else:
+        assert 0.6 * abs(turn) <= got * math.copysign(1.0, turn) <= abs(turn) + 2.0, got
+    assert (abs(got) > CubeConfig().max_angle_residual_deg) == (abs(turn) > 15)

@@ -622,7 +622,8 @@ def finetune_photo(root: Path, out: Path, *, base: Path = MODELS / "die_face.onn
 
 
 def finetune_top(rendered: Path, out: Path, *, base: Path = MODELS / "die_face_top.onnx", seed: int = 7,
-                 epochs: int = 2, lr: float = 1e-4, blur_p: float = 0.5, blur_max: float = 1.6) -> dict[str, object]:
+                 epochs: int = 2, lr: float = 1e-4, blur_p: float = 0.5, blur_max: float = 1.6,
+                 folders: list[Path] | None = None) -> dict[str, object]:
     """Fine-tune the rectified up-face model from its committed weights on the same training frames
     (:func:`top_face_samples`) with more and stronger blur (defocused frames hold most of the dice
     it leaves unsure); export ONNX and the record with the validation accuracy."""
@@ -631,7 +632,7 @@ def finetune_top(rendered: Path, out: Path, *, base: Path = MODELS / "die_face_t
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     t0 = time.time()
-    folders = _frame_folders(rendered)
+    folders = folders or _frame_folders(rendered)
     x, y, val, counts = top_face_samples(folders, seed=seed, blur_p=blur_p, blur_max=blur_max)
     print(f"{counts} -> {len(y)} patches ({int(val.sum())} validation) in {time.time() - t0:.0f}s", flush=True)
     xt, yt = torch.from_numpy(x[~val]), torch.from_numpy(y[~val])
@@ -696,7 +697,8 @@ if __name__ == "__main__":
         rate = float(a[3]) if len(a) > 3 else 1e-4
         bp = float(a[4]) if len(a) > 4 else 0.5
         bm = float(a[5]) if len(a) > 5 else 1.6
-        print(finetune_top(cache_dir() / "1280x720", outp, epochs=ep, lr=rate, blur_p=bp, blur_max=bm))
+        only = [cache_dir() / f for f in a[6].split(",")] if len(a) > 6 else None  # folders under the cache
+        print(finetune_top(cache_dir() / "1280x720", outp, epochs=ep, lr=rate, blur_p=bp, blur_max=bm, folders=only))
         raise SystemExit(0)
     if a and a[0] == "top":
         from vision.training.rendered import cache_dir

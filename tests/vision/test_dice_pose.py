@@ -116,7 +116,8 @@ def test_calls_and_threshold_tuning() -> None:
     th = {"leaning_min_probability": 0.99, "on_die_call_min_probability": 0.999, "flat_min_probability": 0.99,
           "on_die_min_probability": 0.5, "pose_gate_weight": 0.0}
     assert call([0.001, 0.998, 0.001], th) is True
-    assert call([0.001, 0.009, 0.99], th) is None  # P(on die) below its own threshold
+    assert call([0.001, 0.009, 0.99], th) is None  # P(on die) below its own threshold (split: no sum test)
+    assert call([0.001, 0.009, 0.99], th | {"on_die_call_min_probability": 0.99}) is True  # pooled: the sum reaches it
     assert call([0.0, 0.0005, 0.9995], th) is True
     assert call([0.995, 0.004, 0.001], th) is False
     assert call([0.5, 0.4, 0.1], th) is None
@@ -131,7 +132,7 @@ def test_calls_and_threshold_tuning() -> None:
     pooled = tune(rows)  # one threshold from the flat dice's P(leaning) + P(on die): 0.99 -> 0.995
     assert pooled["leaning_min_probability"] == pooled["on_die_call_min_probability"] == pytest.approx(0.995)
     tp = tally(rows, pooled)
-    assert (tp["flat_called_cocked"], tp["cocked_flat"], tp["cocked_found"], tp["cocked_unsure"]) == (0, 0, 1, 2)
+    assert (tp["flat_called_cocked"], tp["cocked_flat"], tp["cocked_found"], tp["cocked_unsure"]) == (0, 0, 2, 1)
     tu = tune(rows, pooled=False)
     assert tu["leaning_min_probability"] == pytest.approx(0.505) and tu["on_die_call_min_probability"] == pytest.approx(0.99)
     assert 0.02 < tu["flat_min_probability"] <= 0.99

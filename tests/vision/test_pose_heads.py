@@ -95,3 +95,36 @@ def test_the_committed_model_has_both_heads() -> None:
     gs = clf.classify([PosePatch(rng.integers(0, 255, (5, 48, 48), dtype=np.uint8), 0.3) for _ in range(3)])
     for g in gs:
         assert g.gate is not None and pose_call(g, DiceConfig())[3] == g.gate[0]
+
+
+def test_a_die_that_may_be_cocked_is_read_in_its_mirror_image_too(tmp_path: Path) -> None:
+    """The deciding head's P(flat) below ``MIRROR_BELOW_FLAT``: the mean of the patch's and its mirror
+    image's probabilities (the face-check head's stays the patch's own); above it: the patch's alone."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    from vision.dice.pose import MIRROR_BELOW_FLAT, PoseClassifier, PosePatch, pose_input
+    from vision.preprocess import softmax
+    from vision.training.pose import merge_heads
+
+    rng = np.random.default_rng(6)
+    w = rng.normal(0, 0.05, (6 * 48 * 48, 3)).astype(np.float32)
+    nodes = [helper.make_node("Flatten", ["planes"], ["flat"], name="flatten"), helper.make_node("MatMul", ["flat", "w"], ["logits"], name="mm")]
+    graph = helper.make_graph(nodes, "lin", [helper.make_tensor_value_info("planes", TensorProto.FLOAT, ["n", 6, 48, 48])],
+                              [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", 3])],
+                              [helper.make_tensor("w", TensorProto.FLOAT, list(w.shape), w.ravel().tolist())])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "d.onnx"))
+    _tiny(onnx, 4, -0.7, tmp_path / "g.onnx")
+    merge_heads(tmp_path / "d.onnx", tmp_path / "g.onnx", tmp_path / "two.onnx")
+    patches = [PosePatch(rng.integers(0, 255, (5, 48, 48), dtype=np.uint8), 0.2) for _ in range(12)]
+    x = np.stack([pose_input(p) for p in patches])
+    own = softmax(x.reshape(len(x), -1) @ w)
+    mirror = softmax(x[..., ::-1].reshape(len(x), -1) @ w)
+    guesses = PoseClassifier(tmp_path / "two.onnx").classify(patches)
+    again = own[:, 0] < MIRROR_BELOW_FLAT
+    assert again.any() and (~again).any()
+    for g, o, mi, a in zip(guesses, own, mirror, again, strict=True):
+        want = (o + mi) / 2 if a else o
+        assert [g.flat, g.cocked, g.on_die] == pytest.approx(list(want), abs=1e-5)

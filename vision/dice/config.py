@@ -69,15 +69,16 @@ class DiceConfig:
     dice: the highest P(flat) of a cocked die there, plus half its distance to 1)."""
     on_die_min_probability: float = 0.5
     """A cocked die with P(on the other die) at or above this rests on top of the other die."""
-    leaning_min_probability: float = 0.99709
+    leaning_min_probability: float = 0.98857
     """:func:`vision.dice.pose.pose_call`: P(leaning) at or above this, or ...  Tuned on the same slice
-    (pooled: the highest P(leaning) + P(on the other die) of a flat die at the die stage's centre, plus
-    half its distance to 1).  Seen sets 901550-901649 (600 frames, die_pose.onnx of session 5: a deciding
-    head trained on the die stage's centres + the v2 face-check head): 103 of 456 cocked dice called
-    cocked (v2: 60), 0 of 1334 flat dice called cocked (v2: 1)."""
-    on_die_call_min_probability: float = 0.99709
-    """... P(on the other die) at or above this: cocked (pooled with the leaning limit: the split rule's
-    own on-die limit called 4 of 660 flat dice cocked on 901550-901599)."""
+    (pooled: the highest P(leaning) + P(on the other die) of a flat die at the die stage's centre, the
+    dice it may call cocked read in their mirror image too, plus half its distance to 1).  Seen sets
+    901550-901649 (600 frames, die_pose.onnx of session 5: a deciding head trained on the die stage's
+    centres + the v2 face-check head): 132 of 456 cocked dice called cocked (v2: 60), 0 of 1339 flat
+    dice called cocked (v2: 1)."""
+    on_die_call_min_probability: float = 0.98857
+    """... P(on the other die) at or above this, or, the two being one pooled threshold, their sum:
+    cocked (the split rule's own on-die limit called 4 of 660 flat dice cocked on 901550-901599)."""
     pose_gate_weight: float = 0.0
     """:func:`vision.dice.pose.pose_call` with a two-head pose model: the face-check head's weight in the
     weighted geometric mean of the two heads' probabilities that the flat / cocked calls are made on

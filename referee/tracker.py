@@ -1440,6 +1440,19 @@ class Tracker:
             j = judge_play(before, dice, looks, cfg, allow_illegal=False)
         else:
             roll, j = judge_throw(before, dice, looks, cfg)
+        if sc is not None and sc.readings and looks != [sc.readings]:
+            # the look at hand is the latest word: a board corrected since the earlier looks (7225 h5: 13/11
+            # 13/10 read surely at the next throw, 13/11 8/5 put on record from the looks before the correction)
+            if 0 not in dice:
+                now_roll, now = dice, judge_play(before, dice, [sc.readings], cfg, allow_illegal=False)
+            else:
+                now_roll, now = judge_throw(before, dice, [sc.readings], cfg)
+            if (now.kind is JudgementKind.LEGAL and now.fits and not now.unplayed and now.play is not None
+                    and (now.board != j.board or now_roll != roll)):
+                # (one look against the earlier ones: on record as the likeliest, never the ground for
+                # calling the next play -- 7101 r3: a look misread 6/5 6/3* as 6/5* 6/3*, and white's next
+                # play from that board would have been called illegal)
+                roll, j = now_roll, replace(now, kind=JudgementKind.UNSURE)
         if j.unplayed or j.play is None:
             self.state = replace(s, hold=None, turn=turn, move=s.move - 1)
             return []

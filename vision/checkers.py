@@ -435,7 +435,9 @@ def tray_readings(probs: npt.NDArray[np.float64], on_board: tuple[int, int], rea
     model's most likely one and its probability the confidence (a tray that may be covered by a hand,
     "hand" >= ``hand_max``, reads 0).  Cross-check with the board: when the board's total says the
     same count (15 minus what is on the board), the two independent readings agree and the tray's
-    error probability is multiplied by the board's (at most the sum of its regions' errors); when
+    error probability is multiplied by the board's (at most the sum of its regions' errors; and per
+    other count k, at most how likely the regions are off by the compensating amount: their
+    alternatives that shift that colour so plus their unlisted error mass); when
     it says another count, the tray's error probability is multiplied by ``disagree_factor`` (one
     of the two is wrong, or a checker is off the board: a hit not put on the bar).  The
     alternatives are the model's next likeliest counts."""
@@ -448,7 +450,12 @@ def tray_readings(probs: npt.NDArray[np.float64], on_board: tuple[int, int], rea
         err = 1.0 - float(counts[t])
         derived = CHECKERS - on_board[i]
         if t == derived:
-            err *= err_board
+            # the tray being k instead needs the board off by t - k in that colour: bounded per k
+            # by the regions' alternatives that shift it so and all their unlisted error mass
+            unlisted, shift = _board_shifts(readings, side)
+            sharp = float(p[TRAY_HAND]) * err_board + sum(
+                float(counts[k]) * min(1.0, unlisted + shift.get(t - k, 0.0)) for k in range(CHECKERS + 1) if k != t)
+            err = min(err * err_board, sharp)
         else:
             err = min(1.0, err * disagree_factor)
         conf = 0.0 if region in covered or float(p[TRAY_HAND]) >= hand_max else round(1.0 - err, 6)
@@ -461,6 +468,20 @@ def tray_readings(probs: npt.NDArray[np.float64], on_board: tuple[int, int], rea
 
 def _count(w: int, b: int, side: Side) -> int:
     return w if side is Side.WHITE else b
+
+
+def _board_shifts(readings: tuple[CountReading, ...], side: Side) -> tuple[float, dict[int, float]]:
+    """The readings' error mass their alternatives do not list (summed), and the summed probability
+    of their alternatives per shift of ``side``'s count (alternative minus reading)."""
+    unlisted = 0.0
+    shift: dict[int, float] = {}
+    for r in readings:
+        unlisted += max(0.0, (1.0 - r.confidence) - sum(p for _, _, p in r.alternatives))
+        for w, b, p in r.alternatives:
+            d = _count(w, b, side) - _count(r.white, r.black, side)
+            if d:
+                shift[d] = shift.get(d, 0.0) + p
+    return unlisted, shift
 
 
 def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountReading, CountReading],

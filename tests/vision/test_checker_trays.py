@@ -237,3 +237,24 @@ def test_a_tall_stack_crushed_by_the_full_row_weight_can_still_be_confirmed() ->
     probs[next(i for i, s in enumerate(SLOTS) if s.region == "p12"), 8] = 0.9
     read2 = counts_from_slot_probs(SLOTS, probs, layer_error_factor=30.0, trays=_tray_probs(10, 5, 0.99999))
     assert read2.points[0].confidence < 0.99
+
+
+def test_a_tray_is_confirmed_by_the_readings_that_could_not_make_up_for_it() -> None:
+    """The board agrees with the tray (10 borne off), but a tall stack on it is unsure: its doubt is
+    "one more" (5 -> 6), which cannot explain a tray that is really 11 (that needs a region one
+    fewer), so the tray stays sure; a region that may be one fewer does weaken it."""
+    points = [(0, 0)] * 24
+    points[0], points[23] = (5, 0), (0, 15)
+    board = list(_board(points))
+    board[0] = CountReading(5, 0, 1e-4, ((6, 0, 0.9999),))
+    probs = np.zeros((2, len(TRAY_CLASSES)))
+    probs[0, 10], probs[0, 11], probs[1, 0] = 0.96, 0.04, 1.0
+    w, _ = tray_readings(probs, (5, 15), tuple(board))
+    assert w.white == 10 and w.confidence > 0.999
+    board[0] = CountReading(5, 0, 1e-4, ((4, 0, 0.9999),))
+    w2, _ = tray_readings(probs, (5, 15), tuple(board))
+    assert w2.confidence < 0.99
+    # and a tray that may be one FEWER is what the "one more" stack explains
+    probs[0, 11], probs[0, 9] = 0.0, 0.04
+    board[0] = CountReading(5, 0, 1e-4, ((6, 0, 0.9999),))
+    assert tray_readings(probs, (5, 15), tuple(board))[0].confidence < 0.99

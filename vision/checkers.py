@@ -192,6 +192,7 @@ TRAY_MARGIN = 0.2
 TRAY_CLASSES = (*(str(n) for n in range(CHECKERS + 1)), "hand")
 """Tray-model classes: 0..15 borne-off checkers, or a hand covering the tray."""
 TRAY_HAND = CHECKERS + 1
+_COUNTS = np.arange(CHECKERS + 1)
 TRAY_MODEL = Path(os.environ.get("BGREF_TRAY_MODEL") or MODEL_DIR / "checker_tray.onnx")
 """The tray model; ``BGREF_TRAY_MODEL`` points at another one."""
 
@@ -442,6 +443,7 @@ def tray_readings(probs: npt.NDArray[np.float64], on_board: tuple[int, int], rea
     of the two is wrong, or a checker is off the board: a hit not put on the bar).  The
     alternatives are the model's next likeliest counts."""
     err_board = min(1.0, sum(1.0 - r.confidence for r in readings))
+    shifts: tuple[float, dict[Side, npt.NDArray[np.float64]]] | None = None
     out = []
     for i, (side, region) in enumerate(((Side.WHITE, "tray_w"), (Side.BLACK, "tray_b"))):
         p = np.asarray(probs[i], np.float64)
@@ -452,10 +454,13 @@ def tray_readings(probs: npt.NDArray[np.float64], on_board: tuple[int, int], rea
         if t == derived:
             # the tray being k instead needs the board off by t - k in that colour: bounded per k
             # by the regions' alternatives that shift it so and all their unlisted error mass
-            unlisted, shift = _board_shifts(readings, side)
-            sharp = float(p[TRAY_HAND]) * err_board + sum(
-                float(counts[k]) * min(1.0, unlisted + shift.get(t - k, 0.0)) for k in range(CHECKERS + 1) if k != t)
-            err = min(err * err_board, sharp)
+            if shifts is None:
+                shifts = _board_shifts(readings)
+            unlisted, by_side = shifts
+            # need[k]: how likely the board is off by t - k (index t - k + CHECKERS of by_side)
+            need = np.minimum(1.0, unlisted + by_side[side][t + CHECKERS - _COUNTS])
+            need[t] = 0.0
+            err = min(err * err_board, float(p[TRAY_HAND]) * err_board + float(counts @ need))
         else:
             err = min(1.0, err * disagree_factor)
         conf = 0.0 if region in covered or float(p[TRAY_HAND]) >= hand_max else round(1.0 - err, 6)
@@ -470,18 +475,23 @@ def _count(w: int, b: int, side: Side) -> int:
     return w if side is Side.WHITE else b
 
 
-def _board_shifts(readings: tuple[CountReading, ...], side: Side) -> tuple[float, dict[int, float]]:
-    """The readings' error mass their alternatives do not list (summed), and the summed probability
-    of their alternatives per shift of ``side``'s count (alternative minus reading)."""
+def _board_shifts(readings: tuple[CountReading, ...]) -> tuple[float, dict[Side, npt.NDArray[np.float64]]]:
+    """The readings' error mass their alternatives do not list (summed), and per side the summed
+    probability of their alternatives per shift of that side's count (alternative minus reading;
+    index shift + ``CHECKERS``)."""
     unlisted = 0.0
-    shift: dict[int, float] = {}
+    white = [0.0] * (2 * CHECKERS + 1)
+    black = [0.0] * (2 * CHECKERS + 1)
     for r in readings:
-        unlisted += max(0.0, (1.0 - r.confidence) - sum(p for _, _, p in r.alternatives))
+        listed = 0.0
         for w, b, p in r.alternatives:
-            d = _count(w, b, side) - _count(r.white, r.black, side)
-            if d:
-                shift[d] = shift.get(d, 0.0) + p
-    return unlisted, shift
+            listed += p
+            if w != r.white:
+                white[w - r.white + CHECKERS] += p
+            if b != r.black:
+                black[b - r.black + CHECKERS] += p
+        unlisted += max(0.0, (1.0 - r.confidence) - listed)
+    return unlisted, {Side.WHITE: np.asarray(white), Side.BLACK: np.asarray(black)}
 
 
 def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountReading, CountReading],

@@ -398,3 +398,23 @@ def test_after_a_throw_inferred_from_its_play_a_void_looking_throw_is_asked_neve
     inferred = run((read[0], unread(read[1])))
     assert inferred.stats.infractions == 0
     assert any(j.verdict.kind is VerdictKind.CHECK and "dice-wrong-table" in j.verdict.director for j in inferred.judged)
+
+
+def test_one_die_read_surely_on_the_other_is_called_below_the_bar_it_is_not() -> None:
+    """7219 s5: the top die of a throw landed on the other was read alone, on a die and cocked at 1.0 (the die
+    beneath hidden): a void throw, called.  Read cocked at 0.99 it is not (the throw is inferred as usual)."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    p2 = after(p1, (6, 4), "24/18 13/9")
+    black = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[1])))
+
+    def run(conf: float) -> Session:
+        s = opened(Script())
+        s.show(p1, black).show(p2, black).show(p2)  # BLACK's 6-4 played and lifted
+        top = replace(sure_face(die(2, Area.RIGHT_TABLE, W_SPOTS[0], cocked=True, on_die=True)), cocked_confidence=conf)
+        s.show(p2, (top,)).show(p2)  # WHITE's throw: one die on the other; picked up
+        return session_run(s)
+
+    called = run(1.0)
+    assert [(j.verdict.code.value, j.verdict.offender) for j in called.infractions if j.verdict.code] == \
+        [("dice-on-die", Side.WHITE)]
+    assert run(0.99).stats.infractions == 0

@@ -244,6 +244,12 @@ def frame_samples(img_path: Path, truth: dict[str, Any], rng: random.Random, cop
     return xs, ys, tilts
 
 
+def _frames_counted(sources: list[tuple[Path, range]]) -> int:
+    """Renders of ``sources`` whose seed is in its range (the cache's check: held-out frames rendered into
+    the same folder later do not make it stale)."""
+    return sum(1 for d, r in sources for f in d.glob("*.json") if f.stem.split("_")[0].isdigit() and int(f.stem.split("_")[0]) in r)
+
+
 def pose_samples(sources: list[tuple[Path, range]], *, seed: int = 7, copies: tuple[int, int, int] = (2, 4, 6),
                  jitter_mm: float = 2.0, cache: Path | None = None, with_found: bool = True) -> dict[str, np.ndarray]:
     """Planes (uint8), views, labels, tilts and frame seeds of every frame of ``sources`` (folder, seeds)."""
@@ -255,7 +261,7 @@ def pose_samples(sources: list[tuple[Path, range]], *, seed: int = 7, copies: tu
     name = f"pose_samples_{hashlib.sha1(key.encode()).hexdigest()[:12]}.npz"
     if cache is not None:
         f = cache / name
-        n_frames = sum(len(list(d.glob("*.json"))) for d, _ in sources)
+        n_frames = _frames_counted(sources)
         if f.is_file():
             z = dict(np.load(f))
             if int(z["n_frames"]) == n_frames:
@@ -275,7 +281,7 @@ def pose_samples(sources: list[tuple[Path, range]], *, seed: int = 7, copies: tu
             seeds += [s] * len(a)
             n += 1
     out = {"x": np.stack([p.planes for p in xs]), "view": np.array([p.view for p in xs], np.float32), "y": np.array(ys, np.int64), "tilt": np.array(tilts, np.float32),
-           "seed": np.array(seeds, np.int64), "n_frames": np.array(sum(len(list(d.glob("*.json"))) for d, _ in sources))}
+           "seed": np.array(seeds, np.int64), "n_frames": np.array(_frames_counted(sources))}
     if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)
         np.savez(cache / name, **out)  # type: ignore[arg-type]

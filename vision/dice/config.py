@@ -27,15 +27,24 @@ class DiceConfig:
     tuning 901000-901159 229/1/54/36/0 -> 230/1/53/36/0; held out 900040-900399 539/0/80/101/1 ->
     543/0/89/88/1, 900400-900539 214/0/33/33/0 -> 222/0/27/31/0, fresh 901160-901206 80/0/6/8/0 ->
     84/0/2/8/0."""
-    detect_max_peaks: int = 8
-    """At most this many detector peaks are read by the face classifier (best first)."""
-    recentre_edges: float = 0.0
+    detect_max_peaks: int = 12
+    """At most this many detector peaks are read by the face classifier (best first).  Seen seeds
+    900000-900579 (1160 dice; right / wrong / unsure / missed / false): 8 -> 12: 876/0/144/140/1 ->
+    882/0/146/132/1 (16 with ``detect_min_score`` 0.15: 897/1/143/119/2, a wrong face and a false 4)."""
+    recentre_edges: float = 0.3
     """A candidate the up-face reading rejects as "not a die" but not outright (P(not a die) from
     ``top_notdie_max`` up to ``recentre_max_notdie``) is read again at centres moved by this many
     die edges in 8 directions (the detector's centre can be 4-9 mm off a die beside a checker or
-    another die); the most die-like reading that passes every check replaces it (0: off)."""
+    another die); the most die-like reading that passes every check replaces it (0: off).  Seeds
+    900000-900579, 12 peaks: off 882/0/146/132/1, 0.3 edges 910/0/139/111/1 (half of the dice the
+    face model rejected at the detector's centre were 4-9 mm off)."""
     recentre_max_notdie: float = 0.9
     """See ``recentre_edges``."""
+    recentre_moved_max_notdie: float = 0.01
+    """A moved reading replaces the candidate's only when its P(not a die) is below this (stricter
+    than ``top_notdie_max``: a search over 8 more squares finds die-like texture more often; on seeds
+    900000-900579 the two moved readings that were not dice, a speckled cork board read 4 and 4,
+    had 0.021 and 0.038, 23 of the 32 moved onto dice were below 0.01)."""
     board_notdie_max: float = 0.05
     """On a board a detector candidate is a die when the face model's P(not a die) is below this
     (0.12 found 3 more of 80 validation dice but made 9 false dice on 260 held-out frames, 3 at 0.05)."""

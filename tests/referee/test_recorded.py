@@ -147,3 +147,29 @@ def test_the_held_play_corrected_after_its_release_is_amended_not_taken_for_a_mi
     # the tracker's memory of that play survives a resume
     state = session.tracker.state
     assert type(state).from_json(state.to_json()) == state
+
+
+def test_an_amended_play_is_journalled_and_replayed_on_resume(tmp_path: Path) -> None:
+    from dataclasses import replace as dc_replace
+
+    from referee.rendered import session_info_for
+    from referee.session import Session
+    from referee.tracker import TrackerConfig
+
+    rec = _oracle_recording(7101, 6)
+    info = session_info_for(rec.seating, laws="modern", source="sim:7101")
+    cfg = TrackerConfig.for_real_vision(info.white_seat, rec.count_confidence)
+    journal = tmp_path / "j.jsonl"
+    ses = Session.start(info, journal, evidence=False, tracker_config=cfg)
+    for f in rec.frames:
+        ses.process(f.obs, None)
+    assert '"PlayAmended"' in journal.read_text()
+    moves = [(a.player, a.dice, a.play) for g in ses.machine.match_record().games for a in g.actions]
+    snap, state = ses.snapshot(), ses.tracker.state
+    ses.close()
+    back = Session.resume(journal, tracker_config=cfg, evidence=False)
+    assert [(a.player, a.dice, a.play) for g in back.machine.match_record().games for a in g.actions] == moves
+    assert back.snapshot() == snap
+    assert dc_replace(back.tracker.state, seq=state.seq, pending=state.pending,
+                      pending_count=state.pending_count) == state
+    back.close()

@@ -124,7 +124,8 @@ class BoardReader:
         checkers: CheckerReadings = counts_from_slot_probs(st.sampler.slots, probs, covered, cfg.slot_hand_max,
                                                                cfg.slot_layer_error_factor,
                                                                cfg.slot_neighbour_hand_max, cfg.slot_object_weight,
-                                                               tray_probs, cfg.tray_disagree_factor)
+                                                               tray_probs, cfg.tray_disagree_factor,
+                                                               cfg.slot_bar_hand_corroboration)
         clock.lap("checkers")
         dice: tuple[DieReading, ...] = read_dice(image, profile, self.faces, cfg, st.dice)
         clock.lap("dice")

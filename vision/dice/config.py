@@ -27,17 +27,20 @@ class DiceConfig:
     tuning 901000-901159 229/1/54/36/0 -> 230/1/53/36/0; held out 900040-900399 539/0/80/101/1 ->
     543/0/89/88/1, 900400-900539 214/0/33/33/0 -> 222/0/27/31/0, fresh 901160-901206 80/0/6/8/0 ->
     84/0/2/8/0."""
-    detect_max_peaks: int = 12
+    detect_max_peaks: int = 8
     """At most this many detector peaks are read by the face classifier (best first).  Seen seeds
-    900000-900579 (1160 dice; right / wrong / unsure / missed / false): 8 -> 12: 876/0/144/140/1 ->
-    882/0/146/132/1 (16 with ``detect_min_score`` 0.15: 897/1/143/119/2, a wrong face and a false 4)."""
+    900000-900579 (1160 dice; right / wrong / unsure / missed / false), re-centring on: 8 peaks
+    902/0/138/120/1, 12 peaks 910/0/139/111/1, but on 901207-901299 12 peaks made one more false die
+    (unsure, speckled cork read as a die: 140/0/22/24/2 -> 143/0/22/21/3) and cost ~1 ms: 8.
+    Re-centring off, 8 -> 12 -> 16 with ``detect_min_score`` 0.15: 876/0/144/140/1 ->
+    882/0/146/132/1 -> 897/1/143/119/2 (a wrong face and a false 4)."""
     recentre_edges: float = 0.3
     """A candidate the up-face reading rejects as "not a die" but not outright (P(not a die) from
     ``top_notdie_max`` up to ``recentre_max_notdie``) is read again at centres moved by this many
     die edges in 8 directions (the detector's centre can be 4-9 mm off a die beside a checker or
     another die); the most die-like reading that passes every check replaces it (0: off).  Seeds
-    900000-900579, 12 peaks: off 882/0/146/132/1, 0.3 edges 910/0/139/111/1 (half of the dice the
-    face model rejected at the detector's centre were 4-9 mm off)."""
+    900000-900579, 8 peaks: off 876/0/144/140/1, 0.3 edges 902/0/138/120/1 (half of the dice the
+    face model rejected at the detector's centre were 4-9 mm off it)."""
     recentre_max_notdie: float = 0.9
     """See ``recentre_edges``."""
     recentre_moved_max_notdie: float = 0.01

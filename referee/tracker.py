@@ -1309,9 +1309,11 @@ class Tracker:
         out = [*amended, *([Emitted(DiceThrown(turn, (DieThrow(a), DieThrow(b)), t=t), seq,
                                     unsure=(not sure and not dice_read) or not s.known or resync or bool(amended),
                                     note=note)] if throw else [])]
+        other_name = False
         if j.kind is JudgementKind.ILLEGAL:
+            other_name = _named_otherwise(position_of(start, turn), roll, j.board, j.label)
             out.append(Emitted(PositionObserved(position_of(j.board, turn.opponent), t=t), seq,
-                               _changed_points(start, j.board),
+                               _changed_points(start, j.board), unsure=other_name,
                                note=f"only an illegal play ({j.label}) explains the board (p={j.posterior:.4f})"))
             self.state = replace(s, sent=j.board, known=True, fix=(start, roll, turn.letter), last=None)
         else:
@@ -1327,7 +1329,7 @@ class Tracker:
             self.state = replace(s, sent=j.board, known=sure and j.fits and dice_read and not amended,
                                  last=(turn.letter, start, roll, not dice_read, j.board))
         # the laws judge the play when the dice are lifted: never an accusation on an unsure board
-        out.append(Emitted(DiceLifted(turn, t=t), seq, unsure=resync or not sure))
+        out.append(Emitted(DiceLifted(turn, t=t), seq, unsure=resync or not sure or other_name))
         final = self.state.sent or j.board
         over = final[25][0] == 15 or final[26][1] == 15
         self.state = replace(self.state, phase=Phase.GAME_OVER if over else Phase.TO_THROW, turn=turn.opponent,
@@ -1432,12 +1434,13 @@ class Tracker:
         if old.kind is not JudgementKind.ILLEGAL:
             return []
         mover = _side(s.hold[0])
+        other_name = _named_otherwise(before, roll, old.board, old.label)
         out = [Emitted(DiceThrown(mover, (DieThrow(roll[0]), DieThrow(roll[1])), t=t), seq,
                        note="the throw read from the corrected play")] if s.hold_throw else []
         out += [Emitted(PositionObserved(position_of(old.board, mover.opponent), t=t), seq,
-                        _changed_points(board_of(before), old.board),
+                        _changed_points(board_of(before), old.board), unsure=other_name,
                         note=f"the dice were lifted on an illegal play ({old.label}; corrected since)"),
-                Emitted(DiceLifted(mover, t=t), seq),
+                Emitted(DiceLifted(mover, t=t), seq, unsure=other_name),
                 Emitted(PositionObserved(now.play.after, t=t), seq, note="the illegal play corrected")]
         self.state = replace(s, hold=None, hold_throw=False, sent=now.board, known=True, fix=None)
         return out
@@ -1531,6 +1534,17 @@ def _plays(before: Position, roll: tuple[int, int]) -> LegalPlays:
     from rules.laws.machine import cached_legal_plays
 
     return cached_legal_plays(before, Dice(*roll), False)  # (the tracker's own legal plays use the default)
+
+
+def _named_otherwise(before: Position, roll: tuple[int, int], board: Board, label: str) -> bool:
+    """The laws would name this illegal board otherwise than the judge's family (a play left incomplete
+    vs any other illegal play): the reading is not consistent enough to accuse on (7101 s5: a 'bar'
+    board the laws found to be an incomplete play, a wrong name)."""
+    from rules.laws.machine import partial_afters
+
+    pos = position_of(board, before.turn)
+    partial = (pos.white, pos.black) in partial_afters(_plays(before, roll))
+    return partial != (label == "incomplete")
 
 
 def _opening_candidates(start: Board, read: dict[Side, int]) -> Iterator[tuple[Side, Position, tuple[int, int]]]:

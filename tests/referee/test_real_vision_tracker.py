@@ -418,3 +418,21 @@ def test_one_die_read_surely_on_the_other_is_called_below_the_bar_it_is_not() ->
     assert [(j.verdict.code.value, j.verdict.offender) for j in called.infractions if j.verdict.code] == \
         [("dice-on-die", Side.WHITE)]
     assert run(0.99).stats.infractions == 0
+
+
+def test_an_illegal_board_the_laws_would_name_otherwise_is_not_called_on() -> None:
+    """7101 s5: the judge's family 'bar' on a board the laws found an incomplete play (a wrong name): the
+    tracker checks the laws' name first and asks instead when they disagree."""
+    from referee.judge import illegal_boards
+    from referee.tracker import _named_otherwise
+    from rules.dice import Dice
+    from rules.moves import legal_plays
+
+    w = START.with_turn(Side.WHITE)
+    boards = illegal_boards(w, Dice(6, 4), legal_plays(w, Dice(6, 4)))
+    half = next(b for b, k in boards.items() if k == "incomplete")  # one die of a legal 6-4 played
+    short = next(b for b, k in boards.items() if k == "wrong_distance")  # a step one or two pips off
+    assert not _named_otherwise(w, (6, 4), half, "incomplete")
+    assert _named_otherwise(w, (6, 4), half, "bar")
+    assert not _named_otherwise(w, (6, 4), short, "wrong_distance")
+    assert _named_otherwise(w, (6, 4), short, "incomplete")

@@ -107,6 +107,8 @@ class LikelihoodConfig:
     illegal_max_legal: float = 1e-2  # the legal plays together must hold less than this to call
     fit_p: float = 0.99  # a sure or illegal board must agree with every region whose reading is this likely right
     kind_doubt: float = 0.001  # an unclear illegal board is called only if this little of it is of the other kind
+    kind_max_legal: float = 1e-3  # ... and only if the legal plays together hold less than this (7107 s5b: a
+    # legal 4-1 misread confidently, called a wrong distance through this path with the legal plays under 1 %)
     support_p: float = 0.7  # an illegal board's changed regions must each be read this likely right (seen moved)
     # an illegal call needs every legal play, and the board as it stood, contradicted by a region read at
     # least this sure by the reader itself (a confident reading that matches no legal play): never on
@@ -343,7 +345,8 @@ def judge_play(before: Position, dice: Dice | tuple[int, int], looks: Sequence[L
             and _supported(best_any[1], _board_of(before), looks, cfg)):
         b = best_any[1]
         return Judgement(JudgementKind.ILLEGAL, b, None, best_any[0], legal_mass, doubtful(b), illegal[b], True)
-    if allow_illegal and not best_any[2] and legal_mass < cfg.illegal_max_legal and _fits(best_any[1], looks, cfg):
+    if allow_illegal and not best_any[2] and legal_mass < min(cfg.illegal_max_legal, cfg.kind_max_legal) \
+            and _fits(best_any[1], looks, cfg):
         # which illegal board is not clear, but every likely one is the same kind of fault (a die left
         # unplayed, or a play no die allows): the laws name it the same whichever it is
         ill = 1.0 - legal_mass

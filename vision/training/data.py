@@ -169,9 +169,8 @@ def detector_frames_all(root: Path, folders: tuple[str, ...] = DETECTOR_FOLDERS,
     """(top view BGR uint8, die centres in top-view px (N, 2), seed) of every rendered frame of
     ``folders`` under ``root`` whose seed is not an evaluation seed (the same top view and centres as
     ``vision.training.faces.detector_frames``, which reads only ``SEED.json`` files)."""
-    from vision.dice.board import DiceSearch
-    from vision.dice.detect import top_view
-    from vision.training.rendered import EVAL_SEEDS, profile_for
+    from vision.training.faces import detector_sample
+    from vision.training.rendered import EVAL_SEEDS
 
     out = []
     for name in folders:
@@ -179,14 +178,10 @@ def detector_frames_all(root: Path, folders: tuple[str, ...] = DETECTOR_FOLDERS,
             head = js.stem.split("_")[0]
             if not head.isdigit() or int(head) in EVAL_SEEDS:
                 continue
-            img = cv2.imread(str(js.with_suffix(".png")), cv2.IMREAD_COLOR)
-            if img is None:
+            sample = detector_sample(js)
+            if sample is None:
                 continue
-            truth = json.loads(js.read_text())
-            search = DiceSearch(profile_for(truth))
-            top = top_view(img, search.map_x, search.map_y)
-            pts = np.array([[(x + search.MARGIN_MM) * search.PPM - 0.5, (y + search.MARGIN_MM) * search.PPM - 0.5]
-                            for x, y, *_ in (die["center_mm"] for die in truth["dice"])], np.float32).reshape(-1, 2)
+            top, pts = sample
             out.append((top, pts, int(head)))
     return out
 
@@ -200,12 +195,7 @@ def train_detector_all(out: Path, *, root: Path | None = None, steps: int = 2000
 
     base = root or cache_dir()
     frames = detector_frames_all(base)
-    original = faces.detector_frames
-    faces.detector_frames = lambda folders, cache=None: frames  # the frames above, whatever the folders
-    try:
-        record = faces.train_detector([base / f for f in DETECTOR_FOLDERS], out, seed=seed, steps=steps)
-    finally:
-        faces.detector_frames = original
+    record = faces.train_detector([base / f for f in DETECTOR_FOLDERS], out, seed=seed, steps=steps, frames=frames)
     record["recipe"] = "python -m vision.training.data detector"
     out.with_suffix(".train.json").write_text(json.dumps(record, indent=2) + "\n")
     return record

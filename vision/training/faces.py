@@ -235,12 +235,28 @@ def render_dice_frames(first: int, count: int, *, width: int = 1280, height: int
 # the die detector (vision/dice/detect.py)
 
 
+def detector_sample(js: Path) -> tuple[np.ndarray, np.ndarray] | None:
+    """A rendered frame's detector sample: (top view BGR uint8, die centres in top-view px (N, 2)),
+    from its truth ``js`` and the image beside it (None when the image cannot be read)."""
+    from vision.dice.board import DiceSearch
+    from vision.dice.detect import top_view
+    from vision.training.rendered import profile_for
+
+    img = cv2.imread(str(js.with_suffix(".png")), cv2.IMREAD_COLOR)
+    if img is None:
+        return None
+    truth = json.loads(js.read_text())
+    search = DiceSearch(profile_for(truth))
+    top = top_view(img, search.map_x, search.map_y)
+    pts = np.array([[(x + search.MARGIN_MM) * search.PPM - 0.5, (y + search.MARGIN_MM) * search.PPM - 0.5]
+                    for x, y, *_ in (die["center_mm"] for die in truth["dice"])], np.float32).reshape(-1, 2)
+    return top, pts
+
+
 def detector_frames(folders: list[Path], cache: Path | None = None) -> list[tuple[np.ndarray, np.ndarray, int]]:
     """(top view BGR uint8, die centres in top-view px (N, 2), seed) of every training frame
     (``cache``: a folder keeping each frame's top view as .npz, for repeated runs)."""
-    from vision.dice.board import DiceSearch
-    from vision.dice.detect import top_view
-    from vision.training.rendered import TRAIN_SEEDS, profile_for
+    from vision.training.rendered import TRAIN_SEEDS
 
     out = []
     for d in folders:
@@ -253,14 +269,10 @@ def detector_frames(folders: list[Path], cache: Path | None = None) -> list[tupl
                 z = np.load(key)
                 out.append((z["top"], z["pts"], seed))
                 continue
-            img = cv2.imread(str(js.with_suffix(".png")), cv2.IMREAD_COLOR)
-            if img is None:
+            sample = detector_sample(js)
+            if sample is None:
                 continue
-            truth = json.loads(js.read_text())
-            search = DiceSearch(profile_for(truth))
-            top = top_view(img, search.map_x, search.map_y)
-            pts = np.array([[(x + search.MARGIN_MM) * search.PPM - 0.5, (y + search.MARGIN_MM) * search.PPM - 0.5]
-                            for x, y, *_ in (die["center_mm"] for die in truth["dice"])], np.float32).reshape(-1, 2)
+            top, pts = sample
             out.append((top, pts, seed))
             if key is not None:
                 key.parent.mkdir(parents=True, exist_ok=True)
@@ -334,7 +346,8 @@ def _detector_batch(frames: list[tuple[np.ndarray, np.ndarray, int]], rng: rando
 
 
 def train_detector(folders: list[Path], out: Path, *, seed: int = 7, steps: int = 3000,
-                   batch: int = 24, cache: Path | None = None) -> dict[str, object]:
+                   batch: int = 24, cache: Path | None = None,
+                   frames: list[tuple[np.ndarray, np.ndarray, int]] | None = None) -> dict[str, object]:
     """Train the die detector on top views of rendered training frames; export ONNX + record."""
     import torch
     from torch import nn
@@ -343,7 +356,8 @@ def train_detector(folders: list[Path], out: Path, *, seed: int = 7, steps: int 
     torch.manual_seed(seed)
     rng = random.Random(seed)
     t0 = time.time()
-    frames = detector_frames(folders, cache)
+    if frames is None:
+        frames = detector_frames(folders, cache)
     n_dice = sum(len(p) for _, p, _ in frames)
     print(f"{len(frames)} frames, {n_dice} dice in {time.time() - t0:.0f}s", flush=True)
     model = make_detector(nn)

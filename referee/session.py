@@ -15,6 +15,7 @@ the tracker's state from the last record.  Nothing is signalled again.
 from __future__ import annotations
 
 import contextlib
+import copy
 import time
 from collections import deque
 from collections.abc import Callable
@@ -28,12 +29,12 @@ from referee.codec import decode_event, encode_event, encode_verdict
 from referee.evidence import EvidenceError, EvidenceWriter, Mark, evidence_dir
 from referee.journal import FORMAT, VERSION, Journal, JournalError, JournalFull, read_journal
 from referee.signals import check_signal, signal_for
-from referee.tracker import Emitted, Tracker, TrackerConfig, TrackerState
+from referee.tracker import Emitted, Tracker, TrackerConfig, TrackerState, board_of
 from referee.tracker import Phase as TPhase
 from rules.laws.codes import RuleSet, resolve
-from rules.laws.events import CubeOffered, DiceThrown, GameSetUp
+from rules.laws.events import CubeOffered, DiceThrown, GameSetUp, PositionObserved
 from rules.laws.machine import BoardMachine, Phase
-from rules.laws.verdicts import PlayersView, Verdict, VerdictKind
+from rules.laws.verdicts import Infraction, PlayersView, Verdict, VerdictKind
 from rules.position import Side
 from vision.observation import BoardObservation
 
@@ -222,7 +223,11 @@ class Session:
         out: list[Judged] = []
         items = []
         for e in emitted:
-            v = presented(self.machine.feed(e.event), e.unsure)
+            e = self._in_step(e)
+            found = self.machine.feed(e.event)
+            if self._out_of_step(found):
+                e = replace(e, unsure=True, note=(e.note + "; " if e.note else "") + _OUT_OF_STEP_NOTE)
+            v = presented(found, e.unsure)
             cube = self.machine.cube
             self.tracker.set_cube_law(cube.shown, "middle" if cube.owner is None else cube.owner.name.lower(),
                                       void_offer=isinstance(e.event, CubeOffered) and v.kind is not VerdictKind.OK)
@@ -253,12 +258,56 @@ class Session:
         return st.move
 
     def _sync_tracker(self) -> None:
-        """Keep the tracker's idea of whose turn it is in line with the laws."""
+        """Keep the tracker's idea of whose turn it is, and (real vision) of the board the laws have, in line
+        with the laws."""
         m = self.machine
         st = self.tracker.state
         if (m.on_roll is not None and m.phase is Phase.TURN and st.turn is not m.on_roll and st.dice is None
                 and st.hold is None):  # (a play the tracker still holds has not reached the laws yet)
             self.tracker.state = replace(st, turn=m.on_roll)
+            st = self.tracker.state
+        if (self.tracker.config.judge is not None and m.phase in (Phase.TURN, Phase.CUBE) and st.sent is not None
+                and st.dice is None and st.hold is None and m.restore_to is None
+                and board_of(m.position) != st.sent):
+            # the laws refused a board the tracker sent (an amendment not applied: 7232 s5f, a play held
+            # illegal by the laws): the tracker's next play is judged from the board the laws have, so it
+            # is put in step and asked about, never called from a board the laws do not have
+            self.tracker.state = replace(st, sent=board_of(m.position), known=False, last=None)
+
+    def _out_of_step(self, v: Verdict) -> bool:
+        """Real vision: the laws call a throw out of turn or checkers moved without a throw.
+
+        The real-vision tracker never sends a board change without a throw (it asks about one) and sends
+        a throw for the player it takes to be on roll, so such a verdict says the laws' record has fallen
+        out of step with the board (a throw misread or a play taken wrongly earlier: 7232 s5f): it is
+        asked about, never called.
+        """
+        return (self.tracker.config.judge is not None and v.kind is VerdictKind.INFRACTION
+                and v.code in (Infraction.MOVE_WITHOUT_THROW, Infraction.THROW_OUT_OF_TURN))
+
+    def _in_step(self, e: Emitted) -> Emitted:
+        """Real vision: a board the laws would take for checkers moved without a throw is not applied.
+
+        The tracker sends a board after a throw, a correction or a resynchronisation, never one moved
+        without a throw; the laws finding one means their record is out of step with the board (7232 s5f:
+        an amendment the laws refused, then a correction judged from a board they did not have, then every
+        later change called as moved without a throw).  The board is sent as unsure (asked, not applied):
+        the tracker's next play is judged from the board the laws have (see _sync_tracker).
+        """
+        m = self.machine
+        if (self.tracker.config.judge is None or not isinstance(e.event, PositionObserved) or e.event.uncertain
+                or m.phase in (Phase.PLAY, Phase.GAME_OVER, Phase.SETUP)):
+            return e
+        verdicts, m.verdicts = m.verdicts, []
+        try:
+            trial = copy.deepcopy(m)
+        finally:
+            m.verdicts = verdicts
+        v = trial.feed(e.event)
+        if v.kind is not VerdictKind.INFRACTION or v.code is not Infraction.MOVE_WITHOUT_THROW:
+            return e
+        return replace(e, event=replace(e.event, uncertain=True), unsure=True,
+                       note=(e.note + "; " if e.note else "") + _OUT_OF_STEP_NOTE)
 
     def _write(self, kind: str, data: dict[str, Any]) -> None:
         if self.journal is None:
@@ -327,6 +376,9 @@ class Session:
             with contextlib.suppress(JournalFull):
                 self.journal.flush_held()
             self.journal.close()
+
+
+_OUT_OF_STEP_NOTE = "the laws' record is out of step with the board: please check"
 
 
 def presented(v: Verdict, unsure: bool) -> Verdict:

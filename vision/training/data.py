@@ -216,7 +216,7 @@ def finetune_detector(out: Path, *, start: Path | None = None, root: Path | None
     from torch import nn
 
     from vision.dice.detect import DIE_DETECT_MODEL
-    from vision.training.faces import _detector_batch
+    from vision.training.faces import _detector_batch, detector_loss
     from vision.training.fit import export_onnx
     from vision.training.rendered import cache_dir
 
@@ -248,14 +248,7 @@ def finetune_detector(out: Path, *, start: Path | None = None, root: Path | None
         model.train()
         xb, tb = _detector_batch(frames, rng, batch)
         x, t = torch.from_numpy(xb), torch.from_numpy(tb)
-        y = model(x)
-        p = torch.sigmoid(y[:, 0]).clamp(1e-4, 1 - 1e-4)
-        pos, heat = t[:, 1], t[:, 0]
-        lpos = -((1 - p) ** 2 * torch.log(p) * pos).sum()
-        lneg = -(((1 - heat) ** 4) * p**2 * torch.log(1 - p) * (1 - pos)).sum()
-        npos = pos.sum().clamp(min=1.0)
-        loff = (torch.abs(y[:, 1:3] - t[:, 2:4]) * pos[:, None]).sum()
-        loss = (lpos + lneg + loff) / npos
+        loss = detector_loss(model(x), t)
         opt.zero_grad()
         loss.backward()  # type: ignore[no-untyped-call]
         opt.step()

@@ -345,6 +345,21 @@ def _detector_batch(frames: list[tuple[np.ndarray, np.ndarray, int]], rng: rando
     return np.stack(xs), np.stack(ts)
 
 
+def detector_loss(y: Any, t: Any) -> Any:
+    """The detector's loss on a batch (torch tensors): focal loss on the centre heat map (positives at
+    the centre cells, negatives down-weighted near them) plus the L1 offset error at the centres, per
+    centre.  ``y``: net output (B, 3, h, w); ``t``: targets (B, 4, h, w) from :func:`_detector_batch`."""
+    import torch
+
+    p = torch.sigmoid(y[:, 0]).clamp(1e-4, 1 - 1e-4)
+    pos, heat = t[:, 1], t[:, 0]
+    lpos = -((1 - p) ** 2 * torch.log(p) * pos).sum()
+    lneg = -(((1 - heat) ** 4) * p**2 * torch.log(1 - p) * (1 - pos)).sum()
+    npos = pos.sum().clamp(min=1.0)
+    loff = (torch.abs(y[:, 1:3] - t[:, 2:4]) * pos[:, None]).sum()
+    return (lpos + lneg + loff) / npos
+
+
 def train_detector(folders: list[Path], out: Path, *, seed: int = 7, steps: int = 3000,
                    batch: int = 24, cache: Path | None = None,
                    frames: list[tuple[np.ndarray, np.ndarray, int]] | None = None) -> dict[str, object]:
@@ -368,15 +383,7 @@ def train_detector(folders: list[Path], out: Path, *, seed: int = 7, steps: int 
         model.train()
         xb, tb = _detector_batch(frames, rng, batch)
         x, t = torch.from_numpy(xb), torch.from_numpy(tb)
-        y = model(x)
-        p = torch.sigmoid(y[:, 0]).clamp(1e-4, 1 - 1e-4)
-        pos = t[:, 1]
-        heat = t[:, 0]
-        lpos = -((1 - p) ** 2 * torch.log(p) * pos).sum()
-        lneg = -(((1 - heat) ** 4) * p**2 * torch.log(1 - p) * (1 - pos)).sum()
-        npos = pos.sum().clamp(min=1.0)
-        loff = (torch.abs(y[:, 1:3] - t[:, 2:4]) * pos[:, None]).sum()
-        loss = (lpos + lneg) / npos + loff / npos
+        loss = detector_loss(model(x), t)
         opt.zero_grad()
         loss.backward()  # type: ignore[no-untyped-call]
         opt.step()

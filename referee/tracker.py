@@ -214,6 +214,9 @@ class TrackerState:
     seq: int = -1  # the last observation seen
     pending: tuple[Any, ...] | None = None  # the candidate scene's key
     pending_count: int = 0
+    # whose throw it is was settled surely: the last play on record (DiceLifted) went to the laws sure and
+    # nothing unsure (a throw, a lift, a board) went since; a wrong-table call needs it (7239, 7248 s5g)
+    turn_sure: bool = True
 
     # ------------------------------------------------------------------ JSON
     def to_json(self) -> dict[str, Any]:
@@ -250,6 +253,7 @@ class TrackerState:
             "seq": self.seq,
             "pending": _listify(self.pending),
             "pending_count": self.pending_count,
+            "turn_sure": self.turn_sure,
         }
 
     @classmethod
@@ -288,6 +292,7 @@ class TrackerState:
                 seq=int(d["seq"]),
                 pending=_tuplify(d.get("pending")),
                 pending_count=int(d.get("pending_count", 0)),
+                turn_sure=bool(d.get("turn_sure", True)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"cannot restore the tracker state from {d!r}: {exc}") from exc
@@ -585,6 +590,7 @@ class Tracker:
             return []
         self._again = False
         out = self._accept(scene, obs.seq, obs.t)
+        self._note_turn(out)
         if self._again:  # part of this scene waits for the laws' answer: accept it again on the next frame
             self.state = replace(self.state, pending=key, pending_count=self.config.settle_frames - 1)
         return out
@@ -593,7 +599,22 @@ class Tracker:
         """The end of the stream (or of the session): a held play goes on record as it stands."""
         if self.state.hold is None:
             return []
-        return self._release(self.state.seq, t)
+        out = self._release(self.state.seq, t)
+        self._note_turn(out)
+        return out
+
+    def _note_turn(self, out: list[Emitted]) -> None:
+        """Keep ``turn_sure``: a play on record sent sure settles whose throw is next; anything unsure
+        since (a throw taken for void and asked, a play resolved unsure, a board put in step) unsettles it."""
+        sure = self.state.turn_sure
+        for e in out:
+            if isinstance(e.event, (DiceThrown, DiceLifted, PositionObserved, OpeningDieThrown)):
+                if e.unsure:
+                    sure = False
+                elif isinstance(e.event, DiceLifted):
+                    sure = True
+        if sure != self.state.turn_sure:
+            self.state = replace(self.state, turn_sure=sure)
 
     def _accept(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
         out: list[Emitted] = []
@@ -1028,7 +1049,8 @@ class Tracker:
                     throw = [replace(e, unsure=True, note="the board changed since the last play on record: "
                                      "whose throw this is is unsure") for e in throw]
                 elif cfg.infer_missed_dice and not (cfg.judge is not None and s.known and s.hold is None
-                                                    and s.fix is None and all(d.sure for d in thrown)
+                                                    and s.fix is None and s.turn_sure
+                                                    and all(d.sure for d in thrown)
                                                     and all(self._rest(d, turn) in (Rest.RIGHT_TABLE, Rest.LEFT_TABLE)
                                                             for d in thrown)):
                     # (a die read on the bar, the rail or off the board may be a cocked die leaning there:

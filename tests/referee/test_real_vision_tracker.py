@@ -436,3 +436,26 @@ def test_an_illegal_board_the_laws_would_name_otherwise_is_not_called_on() -> No
     assert _named_otherwise(w, (6, 4), half, "bar")
     assert not _named_otherwise(w, (6, 4), short, "wrong_distance")
     assert _named_otherwise(w, (6, 4), short, "incomplete")
+
+
+def test_after_a_throw_asked_about_as_void_whose_throw_is_next_is_unsure_so_the_wrong_table_is_asked() -> None:
+    """7239 s5g: WHITE's 1-1 was read with a die on the bar (a void throw? asked); he played it, BLACK threw into
+    his own right table (WHITE's left) and the tracker, still taking WHITE to be throwing again, called WHITE's
+    dice in the wrong table.  After anything unsure since the last play on record (a throw asked about as void,
+    a play resolved unsure) who is throwing is unsure: the wrong table is asked about, never called.  Read
+    cleanly (the previous test) it is called."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    p2 = after(p1, (6, 4), "24/18 13/9")
+    black = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[1])))
+    leaning = (sure_face(die(1, Area.RIGHT_TABLE, W_SPOTS[0])), sure_face(die(1, Area.BAR, (330.0, 250.0))))
+    wrong_table = (sure_face(die(2, Area.LEFT_TABLE, (480.0, 200.0))), sure_face(die(1, Area.LEFT_TABLE, (520.0, 210.0))))
+    s = opened(Script())
+    s.show(p1, black).show(p2, black).show(p2)  # BLACK's 6-4 played and lifted, read cleanly
+    s.show(p2, leaning).show(p2)  # WHITE's throw looks void (a die on the bar): asked; the dice lifted
+    s.show(p2, wrong_table)  # WHITE's throw again in BLACK's table -- or BLACK's, if WHITE had played it
+    ses = session_run(s)
+    assert ses.stats.infractions == 0
+    asked = [j.verdict.director for j in ses.judged if j.verdict.kind is VerdictKind.CHECK]
+    assert len(asked) == 2 and "dice-wrong-table" in asked[-1]  # the void-looking throw and the next: asked
+    assert not ses.tracker.state.turn_sure
+    assert TrackerState.from_json(ses.tracker.state.to_json()) == ses.tracker.state

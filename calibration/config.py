@@ -71,6 +71,12 @@ class CalibrationConfig:
     left 2-3 px off is not rejected as an outlier."""
     polish_restart_margin: float = 0.0
     """... a restart replaces the polished fit when its cost is lower by more than this."""
+    hinge_restarts_deg: tuple[float, ...] = (0.3, -0.3, 1.0, -1.0)
+    """Uncalibrated camera: after the polish restarts the winner is also tilted by these angles about its FAR
+    edge (the near end moves toward / away from the camera, the far end stays) and fitted again; the lowest
+    polish edge cost wins (:func:`calibration.board.hinge_restarts`; empty: off)."""
+    hinge_far_tol_px: float = 0.75
+    """... and only where its two far corners moved by at most this many px (at 1920 wide)."""
     hole_offset_px: float | None = 3.0
     """Prior spread (px at 1920 wide) of each table / tray rim line's own offset in that last fit."""
     min_corner_confidence: float = 0.38

@@ -225,7 +225,7 @@ class Session:
         for e in emitted:
             e = self._in_step(e)
             found = self.machine.feed(e.event)
-            if self._out_of_step(found):
+            if self._out_of_step(found) or self._offer_out_of_turn(e, found):
                 e = replace(e, unsure=True, note=(e.note + "; " if e.note else "") + _OUT_OF_STEP_NOTE)
             v = presented(found, e.unsure)
             cube = self.machine.cube
@@ -284,6 +284,19 @@ class Session:
         """
         return (self.tracker.config.judge is not None and v.kind is VerdictKind.INFRACTION
                 and v.code in (Infraction.MOVE_WITHOUT_THROW, Infraction.THROW_OUT_OF_TURN))
+
+    def _offer_out_of_turn(self, e: Emitted, v: Verdict) -> bool:
+        """Real vision: the laws find a double not allowed because its player is not on roll.
+
+        The real-vision tracker sends a cube turned as the double of the player it takes to be on roll, so
+        the laws naming another player on roll means their record and the tracker's are out of step (7243
+        s5g: after a premature throw, white's "double" called not allowed on black's turn): asked, never
+        called.  A double the cube, the Crawford rule or the code of laws forbids is still called.
+        """
+        m = self.machine
+        return (self.tracker.config.judge is not None and v.kind is VerdictKind.INFRACTION
+                and v.code is Infraction.DOUBLE_NOT_ALLOWED and isinstance(e.event, CubeOffered)
+                and (m.phase is not Phase.TURN or e.event.player is not m.on_roll))
 
     def _in_step(self, e: Emitted) -> Emitted:
         """Real vision: a board the laws would take for checkers moved without a throw is not applied.

@@ -452,6 +452,9 @@ class Emitted:
     note: str = ""
 
 
+_RETHROW = "dice picked up to throw again"  # the lift of a void throw (unsure: it may not have been void)
+
+
 def _reading_sure(r: CountReading, cfg: TrackerConfig) -> bool:
     return r.confidence >= cfg.count_confidence
 
@@ -609,6 +612,8 @@ class Tracker:
         sure = self.state.turn_sure
         for e in out:
             if isinstance(e.event, (DiceThrown, DiceLifted, PositionObserved, OpeningDieThrown)):
+                if e.unsure and e.note == _RETHROW:
+                    continue  # the void throw was itself sure (called) or not (asked): that decides
                 if e.unsure:
                     sure = False
                 elif isinstance(e.event, DiceLifted):
@@ -635,6 +640,7 @@ class Tracker:
             out += self._opening(sc, seq, t)
         elif s.phase is Phase.PLAYING:  # the dice may be lifted in this scene: that comes before the cube
             out += self._in_game(sc, seq, t)
+            self._note_turn(out)  # a play put on record in this scene settles whose turn the cube is in
             if self.state.phase is not Phase.PLAYING:
                 out += self._cube(sc, seq, t)
         else:
@@ -728,6 +734,20 @@ class Tracker:
         cc = cfg.count_confidence
         moved = any(c >= cc and seen != want for seen, want, c in zip(sc.board[:25], start[:25], sc.confidences,
                                                                           strict=False))
+        if sc.dice and moved and s.opening and cfg.judge is not None:
+            read_by = {side for side, face, _, _ in s.opening if face}
+            later = [d for d in sc.dice if not _near(d, [(x, y) for _, _, x, y in s.opening], cfg.same_die_mm)
+                     and (o := self._owner_by_place(d)) is not None and o.letter in read_by]
+            if later:
+                # a new die in the table of a player whose opening die is known is a later throw: the
+                # opening was played with a die unseen and its dice lifted (7243 s5g: white's 5 never read,
+                # black's next 6-4 landed, then white's next 4 was taken for his opening die, a 4-4 tie,
+                # and the game never started).  The opening is inferred from the play (unsure), then the
+                # throw is taken as the next one.
+                out = self._opening_from_play(replace(sc, dice=()), seq, t)
+                if self.state.phase is Phase.TO_THROW:
+                    out += self._in_game(sc, seq, t)
+                return out
         if not sc.dice:
             if moved and s.opening:
                 return self._opening_from_play(sc, seq, t)
@@ -976,7 +996,7 @@ class Tracker:
             if not mover_dice:  # picked up for the rethrow
                 # (real vision: the void throw may not have been one -- never an accusation on its lift)
                 out.append(Emitted(DiceLifted(turn, t=t), seq, unsure=cfg.judge is not None,
-                                   note="dice picked up to throw again"))
+                                   note=_RETHROW))
                 self.state = replace(self.state, phase=Phase.TO_THROW, dice=None, dice_xy=())
                 s = self.state
                 fresh = [d for d in sc.dice if not _near(d, s.other_xy, cfg.same_die_mm)]

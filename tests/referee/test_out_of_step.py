@@ -16,7 +16,15 @@ from pathlib import Path
 
 from referee.session import Session, SessionInfo
 from referee.tracker import Emitted, TrackerConfig, board_of
-from rules.laws.events import DiceLifted, DiceThrown, DieThrow, GameSetUp, OpeningDieThrown, PositionObserved
+from rules.laws.events import (
+    CubeOffered,
+    DiceLifted,
+    DiceThrown,
+    DieThrow,
+    GameSetUp,
+    OpeningDieThrown,
+    PositionObserved,
+)
 from rules.laws.machine import Phase
 from rules.laws.verdicts import Infraction, VerdictKind
 from rules.notation import parse_play
@@ -64,3 +72,16 @@ def test_a_throw_out_of_turn_from_real_vision_is_asked_the_oracle_calls_it() -> 
     o = opened(TrackerConfig())
     (k,) = judge(o, DiceThrown(Side.WHITE, (DieThrow(6), DieThrow(4))), seq=2)
     assert k.verdict.kind is VerdictKind.INFRACTION and k.verdict.code is Infraction.THROW_OUT_OF_TURN
+
+
+def test_a_double_by_the_player_not_on_roll_from_real_vision_is_asked_the_oracle_calls_it() -> None:
+    """7243 s5g: after a premature throw, the cube read turned was sent as WHITE's double on BLACK's turn and
+    called "double not allowed" (a false alarm): the real-vision tracker sends a double for the player it takes
+    to be on roll, so the laws naming the other is their record out of step.  Asked; the oracle still calls it."""
+    s = opened(REAL)
+    (j,) = judge(s, CubeOffered(Side.WHITE, 2), seq=2)
+    assert j.verdict.kind is VerdictKind.CHECK and "double-not-allowed" in j.verdict.director
+    assert s.stats.infractions == 0
+    o = opened(TrackerConfig())
+    (k,) = judge(o, CubeOffered(Side.WHITE, 2), seq=2)
+    assert k.verdict.kind is VerdictKind.INFRACTION and k.verdict.code is Infraction.DOUBLE_NOT_ALLOWED

@@ -459,3 +459,25 @@ def test_after_a_throw_asked_about_as_void_whose_throw_is_next_is_unsure_so_the_
     assert len(asked) == 2 and "dice-wrong-table" in asked[-1]  # the void-looking throw and the next: asked
     assert not ses.tracker.state.turn_sure
     assert TrackerState.from_json(ses.tracker.state.to_json()) == ses.tracker.state
+
+
+def test_an_opening_played_with_a_die_unseen_is_inferred_when_the_next_throw_lands() -> None:
+    """7243 s5g: BLACK's opening 4 was read, WHITE's 5 never; WHITE played 5-4 and lifted the dice unseen, and
+    BLACK's next throw landed in his table.  Those dice are not opening dice (BLACK's is known): the opening is
+    inferred from the play, then the throw is BLACK's.  Before, they were ignored, WHITE's next 4 was taken for
+    his opening die, a 4-4 tie, and the game never started (0/24 caught, nothing on record)."""
+    p1 = after(START, (5, 4), "13/8 13/9")
+    s = Script().show(START)
+    s.show(START, (die(4, Area.LEFT_TABLE, B_SPOTS[0]),))  # WHITE's 5 missed
+    s.show(p1, (die(4, Area.LEFT_TABLE, B_SPOTS[0]),))  # WHITE plays 5-4
+    nxt = (sure_face(die(6, Area.LEFT_TABLE, (480.0, 320.0))), sure_face(die(2, Area.LEFT_TABLE, (560.0, 330.0))))
+    p2 = after(p1, (6, 2), "24/18 13/11")
+    s.show(p1, nxt).show(p2, nxt).show(p2)  # the opening dice lifted unseen; BLACK's 6-2 lands, is played
+    ses = session_run(s)
+    od = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, OpeningDieThrown)]
+    assert sorted((o.player, o.die.value) for o in od) == [(Side.WHITE, 5), (Side.BLACK, 4)]
+    throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
+    assert [(t.player, sorted(t.values)) for t in throws] == [(Side.BLACK, [2, 6])]
+    assert ses.stats.infractions == 0
+    games = ses.machine.match_record().games
+    assert games and isinstance(games[0].actions[0], Move) and games[0].actions[0].play == "13/9 13/8"

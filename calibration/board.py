@@ -499,6 +499,15 @@ def _focal_restarts(image: Image, lab: npt.NDArray[np.float32], prof: Calibratio
     return prof, score, support
 
 
+def _polish_cost(lab: npt.NDArray[np.float32], p: CalibrationProfile, cfg: CalibrationConfig) -> float:
+    """The final polish's edge cost of profile ``p`` (:func:`calibration.model.fit_cost` with hole
+    offsets and walled outer rims): what the polish, its restarts and the hinge restarts compare."""
+    from calibration.model import fit_cost
+
+    return float(fit_cost(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), tol_px=cfg.focal_restart_tol_px,
+                          hole_offsets=True, walled_outer=True))
+
+
 def outline_polish(lab: npt.NDArray[np.float32], prof: CalibrationProfile, support: float, free_lens: bool,
                    cfg: CalibrationConfig) -> tuple[CalibrationProfile, float]:
     """The final fit, kept when it explains the board's edges better (else ``prof`` and ``support`` back).
@@ -515,11 +524,10 @@ def outline_polish(lab: npt.NDArray[np.float32], prof: CalibrationProfile, suppo
     the points' painted sides lie where the geometry puts them (measured at the true pose); a fit that
     trusts the rims' positions follows their bias, by several pixels on dark boards.
     """
-    from calibration.model import fit_cost, fit_pose
+    from calibration.model import fit_pose
 
     def cost(p: CalibrationProfile) -> float:
-        return fit_cost(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), tol_px=cfg.focal_restart_tol_px,
-                        hole_offsets=True, walled_outer=True)
+        return _polish_cost(lab, p, cfg)
 
     try:
         fit = fit_pose(lab, prof.camera, prof.spec, np.asarray(prof.rvec), np.asarray(prof.tvec), free_lens=free_lens,
@@ -547,14 +555,13 @@ def polish_restarts(lab: npt.NDArray[np.float32], start: CalibrationProfile, pol
     lengths, with the robust window no narrower than the search window (``cfg.polish_robust_floor``),
     the fit reaches that lower cost.  Uncalibrated cameras only (a known lens has nothing to trade).
     """
-    from calibration.model import _repose, fit_cost, fit_pose
+    from calibration.model import _repose, fit_pose
 
     if not free_lens or not cfg.polish_restarts:
         return polished, support
 
     def cost(p: CalibrationProfile) -> float:
-        return fit_cost(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), tol_px=cfg.focal_restart_tol_px,
-                        hole_offsets=True, walled_outer=True)
+        return _polish_cost(lab, p, cfg)
 
     best = (cost(polished), polished, support)
     for fac in cfg.polish_restarts:
@@ -621,14 +628,13 @@ def hinge_restarts(lab: npt.NDArray[np.float32], polished: CalibrationProfile, s
     there a few px off at a higher edge cost than the truth (seen 3233: 0.432 against 0.400 at the truth).
     Uncalibrated cameras only, as the polish restarts.
     """
-    from calibration.model import fit_cost, fit_pose
+    from calibration.model import fit_pose
 
     if not free_lens or not cfg.hinge_restarts_deg:
         return polished, support
 
     def cost(p: CalibrationProfile) -> float:
-        return fit_cost(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), tol_px=cfg.focal_restart_tol_px,
-                        hole_offsets=True, walled_outer=True)
+        return _polish_cost(lab, p, cfg)
 
     best = (cost(polished), polished, support)
     i = _far_edge(polished)

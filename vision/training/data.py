@@ -216,7 +216,7 @@ def finetune_detector(out: Path, *, start: Path | None = None, root: Path | None
     from torch import nn
 
     from vision.dice.detect import DIE_DETECT_MODEL
-    from vision.training.faces import _detector_batch, detector_loss
+    from vision.training.faces import detector_step
     from vision.training.fit import export_onnx
     from vision.training.rendered import cache_dir
 
@@ -245,14 +245,7 @@ def finetune_detector(out: Path, *, start: Path | None = None, root: Path | None
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     run = 0.0
     for step in range(steps):
-        model.train()
-        xb, tb = _detector_batch(frames, rng, batch)
-        x, t = torch.from_numpy(xb), torch.from_numpy(tb)
-        loss = detector_loss(model(x), t)
-        opt.zero_grad()
-        loss.backward()  # type: ignore[no-untyped-call]
-        opt.step()
-        run = 0.98 * run + 0.02 * float(loss.detach())
+        run = 0.98 * run + 0.02 * detector_step(model, opt, frames, rng, batch)
         if (step + 1) % 50 == 0:
             print(f"step {step + 1}/{steps} loss {run:.4f} {time.time() - t0:.0f}s", flush=True)
             if (step + 1) % 200 == 0:

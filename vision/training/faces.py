@@ -360,6 +360,21 @@ def detector_loss(y: Any, t: Any) -> Any:
     return (lpos + lneg + loff) / npos
 
 
+def detector_step(model: Any, opt: Any, frames: list[tuple[np.ndarray, np.ndarray, int]], rng: random.Random,
+                  batch: int) -> float:
+    """One training step of the detector on a random batch (:func:`_detector_batch`,
+    :func:`detector_loss`); returns the batch's loss."""
+    import torch
+
+    model.train()
+    xb, tb = _detector_batch(frames, rng, batch)
+    loss = detector_loss(model(torch.from_numpy(xb)), torch.from_numpy(tb))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return float(loss.detach())
+
+
 def train_detector(folders: list[Path], out: Path, *, seed: int = 7, steps: int = 3000,
                    batch: int = 24, cache: Path | None = None,
                    frames: list[tuple[np.ndarray, np.ndarray, int]] | None = None) -> dict[str, object]:
@@ -380,15 +395,9 @@ def train_detector(folders: list[Path], out: Path, *, seed: int = 7, steps: int 
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps)
     run = 0.0
     for step in range(steps):
-        model.train()
-        xb, tb = _detector_batch(frames, rng, batch)
-        x, t = torch.from_numpy(xb), torch.from_numpy(tb)
-        loss = detector_loss(model(x), t)
-        opt.zero_grad()
-        loss.backward()  # type: ignore[no-untyped-call]
-        opt.step()
+        loss = detector_step(model, opt, frames, rng, batch)
         sched.step()
-        run = 0.98 * run + 0.02 * float(loss.detach())
+        run = 0.98 * run + 0.02 * loss
         if (step + 1) % 200 == 0:
             print(f"step {step + 1}/{steps} loss {run:.4f} {time.time() - t0:.0f}s", flush=True)
     model.eval()

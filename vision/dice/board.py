@@ -175,7 +175,7 @@ def refine(gray: npt.NDArray[Any], cands: list[Square], classifier: FaceClassifi
     rc, rg = _refine(gray, [cands[i] for i in todo], classifier, dcfg)
     outc, outg = list(cands), list(first)
     for i, c, g in zip(todo, rc, rg, strict=True):
-        if g.not_die < dcfg.refined_max_notdie and g.not_die - 0.2 * g.probability < first[i].not_die - 0.2 * first[i].probability:
+        if g.not_die < dcfg.refined_max_notdie and g.doubt < first[i].doubt:
             outc[i], outg[i] = c, g
     return outc, outg
 
@@ -328,7 +328,7 @@ def recentre(image: npt.NDArray[Any], gray: npt.NDArray[np.uint8], profile: Any,
     out_mm, out_g = mm.copy(), list(guesses)
     k = len(dirs)
     for n, i in enumerate(todo):
-        j = min(range(n * k, n * k + k), key=lambda a: ag[a].not_die - 0.2 * ag[a].probability)
+        j = min(range(n * k, n * k + k), key=lambda a: ag[a].doubt)
         if ag[j].not_die < min(dcfg.top_notdie_max, dcfg.recentre_moved_max_notdie) and ag[j].probability >= dcfg.top_min_probability:
             out_mm[i, :2], out_g[i] = amm[j, :2], ag[j]
     return out_mm, out_g

@@ -35,6 +35,12 @@ class FaceGuess:
     probability: float
     not_die: float
 
+    @property
+    def doubt(self) -> float:
+        """How far the reading is from a surely read die (P(not a die) - 0.2 P(face)): of several
+        readings of one candidate, the lowest is the most die-like."""
+        return self.not_die - 0.2 * self.probability
+
 
 class FaceClassifier:
     """Loads the ONNX model once; classifies normalised patches in one batch."""

@@ -26,7 +26,7 @@ def choose(g: list[FaceGuess], vote_notdie: float, vote_share: float, min_probab
     """The most die-like of one candidate's re-read crops (index, reading); its face probability is
     capped at 0.5 (unsure) unless the die-like crops agree on the face (``vote_share`` of their
     weight) and it reaches ``min_probability``."""
-    j = min(range(len(g)), key=lambda k: g[k].not_die - 0.2 * g[k].probability)
+    j = min(range(len(g)), key=lambda k: g[k].doubt)
     best = g[j]
     if _vote_share(g, best.face, vote_notdie) < vote_share or best.probability < min_probability:
         best = FaceGuess(best.face, min(best.probability, 0.5), best.not_die)
@@ -83,7 +83,7 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
             j, best = choose(gs, dcfg.vote_notdie, dcfg.top_vote_share, 0.0)
             c = cur[i]
             moved = (j != 0 and best.not_die < dcfg.top_refined_max_notdie
-                     and best.not_die - 0.2 * best.probability < c.not_die - 0.2 * c.probability)
+                     and best.doubt < c.doubt)
             last[i] = gs
             if moved:
                 at[i] = (at[i][0] + grid[j][0], at[i][1] + grid[j][1])

@@ -48,6 +48,7 @@ from rules.position import BAR, OFF, Position, PositionError, Side
 from vision.observation import CountReading
 
 __all__ = [
+    "ROLLS",
     "ConfidenceBin",
     "Judgement",
     "JudgementKind",
@@ -64,6 +65,8 @@ __all__ = [
 ]
 
 Board = tuple[tuple[int, int], ...]  # 27 (white, black): absolute points 1..24, bar, trays (W, B)
+ROLLS: tuple[tuple[int, int], ...] = tuple(d.as_tuple() for d in reversed(Dice.all_rolls()))
+"""The 21 rolls as (high, low), 6-6 first, then 6-5 ... 1-1 (the order throws are tried in)."""
 Look = Sequence[CountReading]  # one reading of the 27 regions
 
 
@@ -426,8 +429,7 @@ def judge_throw(before: Position, known: Sequence[int], looks: Sequence[Look],
     """
     cfg = cfg or LikelihoodConfig()
     faces = [f for f in known if f]
-    rolls = [(a, b) for a in range(6, 0, -1) for b in range(a, 0, -1)
-             if all(faces.count(f) <= (a, b).count(f) for f in faces)]
+    rolls = [r for r in ROLLS if all(faces.count(f) <= r.count(f) for f in faces)]
     cache: dict[tuple[int, tuple[int, int]], float] = {}
     scored: list[tuple[float, tuple[int, int], Board, Play]] = []
     for roll in rolls:

@@ -226,7 +226,7 @@ class Session:
             e = self._in_step(e)
             found = self.machine.feed(e.event)
             if self._out_of_step(found) or self._offer_out_of_turn(e, found):
-                e = replace(e, unsure=True, note=(e.note + "; " if e.note else "") + _OUT_OF_STEP_NOTE)
+                e = _asked_out_of_step(e)
             v = presented(found, e.unsure)
             cube = self.machine.cube
             self.tracker.set_cube_law(cube.shown, "middle" if cube.owner is None else cube.owner.name.lower(),
@@ -319,8 +319,7 @@ class Session:
         v = trial.feed(e.event)
         if v.kind is not VerdictKind.INFRACTION or v.code is not Infraction.MOVE_WITHOUT_THROW:
             return e
-        return replace(e, event=replace(e.event, uncertain=True), unsure=True,
-                       note=(e.note + "; " if e.note else "") + _OUT_OF_STEP_NOTE)
+        return _asked_out_of_step(replace(e, event=replace(e.event, uncertain=True)))
 
     def _write(self, kind: str, data: dict[str, Any]) -> None:
         if self.journal is None:
@@ -392,6 +391,11 @@ class Session:
 
 
 _OUT_OF_STEP_NOTE = "the laws' record is out of step with the board: please check"
+
+
+def _asked_out_of_step(e: Emitted) -> Emitted:
+    """``e`` asked about (unsure), its note saying the laws' record is out of step with the board."""
+    return replace(e, unsure=True, note=(e.note + "; " if e.note else "") + _OUT_OF_STEP_NOTE)
 
 
 def presented(v: Verdict, unsure: bool) -> Verdict:

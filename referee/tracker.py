@@ -35,6 +35,7 @@ from enum import Enum
 from typing import Any
 
 from referee.judge import (
+    ROLLS,
     JudgementKind,
     LikelihoodConfig,
     board_logp,
@@ -1043,7 +1044,7 @@ class Tracker:
                 d = thrown[0]
                 face = d.face or 1
                 on = DieThrow(face, Rest.ON_DIE, False)
-                out.append(Emitted(DiceThrown(turn, (on, DieThrow(face, Rest.ON_DIE, False)), t=t), seq,
+                out.append(Emitted(DiceThrown(turn, (on, on), t=t), seq,
                                    note="one die read lying on the other (the die beneath unread)"))
                 self.state = replace(self.state, phase=Phase.VOID_THROW, dice_xy=((d.x, d.y),))
                 return out
@@ -1410,7 +1411,7 @@ class Tracker:
             target = position_of(board, mover.opponent)
             if target.problems():
                 return []
-            rolls = [roll] + ([(x, y) for x in range(6, 0, -1) for y in range(x, 0, -1) if (x, y) != _hi_lo(roll)]
+            rolls = [roll] + ([r for r in ROLLS if r != _hi_lo(roll)]
                               if inferred else [])
             for r in rolls:
                 play = _plays(before, r).find(target)
@@ -1615,8 +1616,7 @@ def infer_throw(before: Position, known: tuple[int, ...], board: Board, confiden
     (3, 1)
     """
     faces = [f for f in known if f]
-    rolls = [(a, b) for a in range(6, 0, -1) for b in range(a, 0, -1)
-             if all(faces.count(f) <= (a, b).count(f) for f in faces)]
+    rolls = [r for r in ROLLS if all(faces.count(f) <= r.count(f) for f in faces)]
     best: tuple[float, int, tuple[int, int], Play] | None = None
     nearest: tuple[float, int, tuple[int, int], Play] | None = None
     for k, roll in enumerate(rolls):

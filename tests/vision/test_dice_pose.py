@@ -114,7 +114,7 @@ def test_calls_and_threshold_tuning() -> None:
     from vision.training.pose import call, config_thresholds, tally, tune
 
     th = {"leaning_min_probability": 0.99, "on_die_call_min_probability": 0.999, "flat_min_probability": 0.99,
-          "on_die_min_probability": 0.5, "pose_gate_weight": 0.0}
+          "on_die_min_probability": 0.5}
     assert call([0.001, 0.998, 0.001], th) is True
     assert call([0.001, 0.009, 0.99], th) is None  # P(on die) below its own threshold (split: no sum test)
     assert call([0.001, 0.009, 0.99], th | {"on_die_call_min_probability": 0.99}) is True  # pooled: the sum reaches it

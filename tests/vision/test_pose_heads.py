@@ -25,21 +25,6 @@ def test_the_face_check_gets_the_gate_heads_p_flat() -> None:
     assert pose_call(PoseGuess(0.5, 0.4, 0.1, (0.97, 0.02, 0.01)), d) == (None, 0.5, False, 0.97)
 
 
-def test_blending_the_heads() -> None:
-    """Weight 0: the deciding head alone; 0.5: the normalised geometric mean; a one-head guess is unchanged;
-    with a weight, a die only one head calls cocked falls back to unsure."""
-    g = PoseGuess(0.01, 0.98, 0.01, (0.64, 0.32, 0.04))
-    assert g.blended(0.0) is g and PoseGuess(0.2, 0.7, 0.1).blended(0.5) == PoseGuess(0.2, 0.7, 0.1)
-    b = g.blended(0.5)
-    raw = np.sqrt(np.array([0.01 * 0.64, 0.98 * 0.32, 0.01 * 0.04]))
-    assert [b.flat, b.cocked, b.on_die] == pytest.approx(list(raw / raw.sum()))
-    assert b.gate == g.gate and b.flat + b.cocked + b.on_die == pytest.approx(1.0)
-    d = DiceConfig(leaning_min_probability=0.97, on_die_call_min_probability=0.97, flat_min_probability=0.99)
-    assert pose_call(g, d)[0] is True
-    assert pose_call(g, DiceConfig(leaning_min_probability=0.97, on_die_call_min_probability=0.97,
-                                   flat_min_probability=0.99, pose_gate_weight=0.5))[0] is None
-
-
 def _tiny(onnx: Any, planes: int, scale: float, path: Path) -> None:
     """A stand-in pose model: global mean of each plane, times a fixed (planes x 3) matrix."""
     from onnx import TensorProto, helper

@@ -93,16 +93,6 @@ class PoseGuess:
     on_die: float
     gate: tuple[float, float, float] | None = None
 
-    def blended(self, weight: float) -> PoseGuess:
-        """The deciding head's probabilities blended with the face-check head's: the normalised
-        weighted geometric mean (``weight`` of the face-check head; 0: the deciding head alone)."""
-        if self.gate is None or weight <= 0.0:
-            return self
-        a = np.maximum(np.array([self.flat, self.cocked, self.on_die]), 1e-12) ** (1.0 - weight)
-        b = np.maximum(np.array(self.gate), 1e-12) ** weight
-        m = a * b / float(np.sum(a * b))
-        return PoseGuess(float(m[0]), float(m[1]), float(m[2]), self.gate)
-
     @property
     def face_flat(self) -> float:
         """The P(flat) that sets how sure a die's face must be (``vision.dice.faceread.face_needed``,
@@ -111,8 +101,8 @@ class PoseGuess:
 
 
 def pose_call(g: PoseGuess, dcfg: DiceConfig) -> tuple[bool | None, float, bool, float]:
-    """(cocked, confidence, on the other die, P(flat) for the face check) from the model's
-    probabilities (:meth:`PoseGuess.blended` by ``DiceConfig.pose_gate_weight``): cocked when
+    """(cocked, confidence, on the other die, P(flat) for the face check) from the deciding head's
+    probabilities: cocked when
     P(leaning) or P(on the other die) reaches its own threshold (``DiceConfig.leaning_min_probability``,
     ``on_die_call_min_probability``: one outlier of either kind on the tuning slice no longer holds the
     other back), or, when the two are one pooled threshold, their sum reaches it (the pooled rule's own
@@ -121,7 +111,6 @@ def pose_call(g: PoseGuess, dcfg: DiceConfig) -> tuple[bool | None, float, bool,
     (unsure).  The fourth
     value is :attr:`PoseGuess.face_flat` (the face-check head's P(flat) of a two-head model)."""
     face_flat = g.face_flat
-    g = g.blended(dcfg.pose_gate_weight)
     up = g.cocked + g.on_die
     if (g.cocked >= dcfg.leaning_min_probability or g.on_die >= dcfg.on_die_call_min_probability
             or (dcfg.leaning_min_probability == dcfg.on_die_call_min_probability and up >= dcfg.leaning_min_probability)):

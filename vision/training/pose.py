@@ -5,7 +5,8 @@
     ``<cache>/dice_pose/v2/<W>x<H>/SEED_I.png`` (+ truth JSON).  Each frame holds two pairs of dice, one
     in each table; the second die of a pair is flat in the open, flat touching an obstacle (a checker,
     the rail, the bar or the other die: the hard negatives), leaning on one of them at a tilt of up to
-    45 degrees, or resting on top of the other die.  Training seeds 30000-39999; held-out 901500-901999.
+    45 degrees, or resting on top of the other die.  Training seeds 30000-39999 (30270-30999: rich in
+    small tilts, :data:`LOW_TILT_SEEDS`); held-out 901500-901999 (the v2 mix).
 ``python -m vision.training.pose train [--seed 7] [--epochs N] [--out MODEL.onnx] [--copies 2,4,6] [--no-found]``
     Train on the training seeds of ``dice_pose`` plus the shared cache's dice; validation = seeds % 10 == 0.
     Each die gives ``copies`` patches (flat, cocked, on-die) around its body's, its up face's and (unless
@@ -13,7 +14,10 @@
 ``python -m vision.training.pose merge DECIDE.onnx GATE.onnx [--out MODEL.onnx]``
     One two-head model file (:func:`merge_heads`): DECIDE (a 6-plane model from ``train``) makes the
     flat / cocked calls, GATE (the 4-plane v2 model) gives the P(flat) the face check is tuned on.
-``python -m vision.training.pose eval [--first 901500] [--count N] [--size WxH] [--model M] [--tune [--split] [--tune-only] [--gate-weight W]] [--rows R]``
+``python -m vision.training.pose calls --tune-rows A.json [...] --rows B.json [...] [--split]``
+    Thresholds tuned (:func:`tune`) on the per-die rows of ``eval --rows`` (seen sets), the calls
+    counted at them on other rows: no frame is read again.
+``python -m vision.training.pose eval [--first 901500] [--count N] [--size WxH] [--model M] [--tune [--split] [--tune-only]] [--rows R]``
     Flat / cocked / on-die calls of :func:`vision.dice.board.pose_of` on held-out renders, with the
     :class:`vision.dice.config.DiceConfig` thresholds; ``--tune`` also tunes the thresholds on the
     validation slice (training seeds % 10 == 0) and gives the held-out calls at them.
@@ -45,6 +49,13 @@ MODE_P = (0.22, 0.18, 0.14, 0.13, 0.13, 0.11, 0.09)
 checker / the rail / the bar / the other die, on top of the other die."""
 MAX_TILT = 45.0
 MIN_TILT = 5.0
+LOW_TILT_SEEDS = range(30_270, 31_000)
+"""Training seeds rendered rich in small tilts (session 6): the second die of a pair leans more often
+(:data:`LOW_TILT_MODE_P`) and a die leaning on a wall (the rail, the bar, the other die) is tilted by
+at most :data:`LOW_MAX_TILT` degrees, where the v2 generator's dice (seeds 30000-30269, every held-out
+seed) were recalled worst (~5 % at 5-15 degrees, session 5)."""
+LOW_TILT_MODE_P = (0.14, 0.18, 0.06, 0.2, 0.2, 0.17, 0.05)
+LOW_MAX_TILT = 20.0
 
 
 def pose_dir(width: int = 1280, height: int = 720) -> Path:
@@ -58,11 +69,12 @@ def pose_dir(width: int = 1280, height: int = 720) -> Path:
 
 
 def leaning_die(layout: Any, v: int, rng: random.Random, *, area: Any, style: Any, size: float, checkers: tuple[Any, ...],
-                mode: str, other: Any, owner: Any, tilt: float | None) -> Any:
+                mode: str, other: Any, owner: Any, tilt: float | None, max_tilt: float = MAX_TILT) -> Any:
     """A die with one edge on the surface, its side toward an obstacle (a checker's top edge, the rail,
     the bar or ``other`` die) lifted by ``tilt`` degrees (0: lying flat against the obstacle).  A low
     obstacle (a checker) holds the face up on its top edge at distance L (sin(tilt) = h / L, L between
-    0.6 and 1 die edge, the tilt then follows from L); a tall one is a wall the raised edge leans on."""
+    0.6 and 1 die edge, the tilt then follows from L); a tall one is a wall the raised edge leans on
+    (its tilt drawn between ``MIN_TILT`` and ``max_tilt``, no higher than the wall)."""
     from vision.sim.scene import DiePose, lean_obstacle, orientation_with_up, rot_axis, to_mat3
 
     rect = layout.table_rect(area)
@@ -72,7 +84,7 @@ def leaning_die(layout: Any, v: int, rng: random.Random, *, area: Any, style: An
         L = rng.uniform(max(0.6 * size, h / math.sin(math.radians(MAX_TILT))), size)
         tilt = math.degrees(math.asin(min(1.0, h / L)))
     elif tilt is None:  # the raised bottom edge against a wall: no higher than the wall
-        tilt = rng.uniform(MIN_TILT, min(MAX_TILT, math.degrees(math.asin(min(1.0, h / size)))))
+        tilt = rng.uniform(MIN_TILT, max(MIN_TILT, min(max_tilt, math.degrees(math.asin(min(1.0, h / size))))))
     elif tilt == 0 and mode == "checker":
         L = size + rng.uniform(0, 3)  # flat, its edge against the checker's foot
     axis = np.cross(np.array([0.0, 0.0, 1.0]), toward)
@@ -97,8 +109,9 @@ def _axes() -> Any:
     return DIE_AXES
 
 
-def pose_dice(layout: Any, rng: random.Random, checkers: tuple[Any, ...], turn: Any) -> tuple[Any, ...]:
-    """Two pairs of dice, one per table (see the module's doc)."""
+def pose_dice(layout: Any, rng: random.Random, checkers: tuple[Any, ...], turn: Any, *, low_tilt: bool = False) -> tuple[Any, ...]:
+    """Two pairs of dice, one per table (see the module's doc); ``low_tilt``: the mix of
+    :data:`LOW_TILT_SEEDS` (:data:`LOW_TILT_MODE_P`, walls leaned on at most :data:`LOW_MAX_TILT`)."""
     from vision.geometry import Area
     from vision.sim.scene import DieStyle, place_dice
 
@@ -107,7 +120,7 @@ def pose_dice(layout: Any, rng: random.Random, checkers: tuple[Any, ...], turn: 
                  else Area.RIGHT_TABLE):
         style = rng.choice(list(DieStyle))
         size = rng.uniform(*layout.spec.die_size_mm)
-        mode = rng.choices(MODES, MODE_P)[0]
+        mode = rng.choices(MODES, LOW_TILT_MODE_P if low_tilt else MODE_P)[0]
         first = place_dice(layout, (rng.randint(1, 6),), rng, area=area, style=style, size=size, checkers=checkers,
                            owner=turn, others=tuple(out))[0]
         out.append(first)
@@ -121,7 +134,8 @@ def pose_dice(layout: Any, rng: random.Random, checkers: tuple[Any, ...], turn: 
         else:
             kind = rng.choice(("checker", "rail", "bar", "die")) if mode == "touch" else mode
             out.append(leaning_die(layout, v, rng, area=area, style=style, size=size, checkers=checkers, mode=kind,
-                                   other=first, owner=turn, tilt=0.0 if mode == "touch" else None))
+                                   other=first, owner=turn, tilt=0.0 if mode == "touch" else None,
+                                   max_tilt=LOW_MAX_TILT if low_tilt else MAX_TILT))
     return tuple(out)
 
 
@@ -134,7 +148,7 @@ def pose_scene(base: Any, seed: int, i: int) -> tuple[Any, int]:
     cfg = SimConfig()
     rng = random.Random(seed * 1000 + i + 17)
     obj = sample_objects(base.layout, random_position(rng), rng, cfg)
-    dice = pose_dice(base.layout, rng, obj.checkers, obj.turn)
+    dice = pose_dice(base.layout, rng, obj.checkers, obj.turn, low_tilt=seed in LOW_TILT_SEEDS)
     scene = replace(base, checkers=obj.checkers, dice=dice, cube=obj.cube, cup=obj.cup, hands=(), turn=obj.turn,
                     post=sample_post(cfg, rng))
     return scene, seed * 1000 + i
@@ -479,22 +493,15 @@ def pose_rows(folder: Path, seeds: range, *, limit: int | None = None, log: Any 
     return rows
 
 
-def blended(r: dict[str, Any], where: str, weight: float) -> list[float] | None:
-    """A row's (P(flat), P(cocked), P(on die)) at ``where`` (``at_found`` / ``at_face``) as
-    :func:`vision.dice.pose.pose_call` sees them: blended with the face-check head's (two-head models,
-    :meth:`vision.dice.pose.PoseGuess.blended`) by ``weight``."""
-    from vision.dice.pose import PoseGuess
-
-    p, q = r[where], r.get(where + "_gate")
-    if p is None:
-        return None
-    g = PoseGuess(p[0], p[1], p[2], None if q is None else (q[0], q[1], q[2])).blended(weight)
-    return [g.flat, g.cocked, g.on_die]
+def probs(r: dict[str, Any], where: str) -> list[float] | None:
+    """A row's deciding-head (P(flat), P(cocked), P(on die)) at ``where`` (``at_found`` / ``at_face``)."""
+    p = r[where]
+    return None if p is None else [float(v) for v in p]
 
 
 def call(p: list[float], th: dict[str, float]) -> bool | None:
     """The pose stage's decision (:func:`vision.dice.pose.pose_call`) on (P(flat), P(cocked), P(on die))
-    (already blended: :func:`blended`) at the thresholds ``th`` (:class:`vision.dice.config.DiceConfig`
+    at the thresholds ``th`` (:class:`vision.dice.config.DiceConfig`
     field names): True cocked, False flat, None unsure."""
     from vision.dice.config import DiceConfig
     from vision.dice.pose import PoseGuess, pose_call
@@ -509,8 +516,7 @@ def config_thresholds(d: Any) -> dict[str, float]:
     return {k: getattr(d, k) for k in POSE_THRESHOLDS}
 
 
-POSE_THRESHOLDS = ("leaning_min_probability", "on_die_call_min_probability", "flat_min_probability", "on_die_min_probability",
-                   "pose_gate_weight")
+POSE_THRESHOLDS = ("leaning_min_probability", "on_die_call_min_probability", "flat_min_probability", "on_die_min_probability")
 
 
 def tally(rows: list[dict[str, Any]], th: dict[str, float], where: str = "at_found") -> dict[str, Any]:
@@ -521,7 +527,7 @@ def tally(rows: list[dict[str, Any]], th: dict[str, float], where: str = "at_fou
     by_kind: dict[str, list[int]] = {}
     wrong: list[str] = []
     for r in rows:
-        p = blended(r, where, th.get("pose_gate_weight", 0.0))
+        p = probs(r, where)
         if p is None or r["hidden"]:
             continue
         c = call(p, th)
@@ -554,7 +560,7 @@ def tally(rows: list[dict[str, Any]], th: dict[str, float], where: str = "at_fou
     return t
 
 
-def tune(rows: list[dict[str, Any]], where: str = "at_found", *, pooled: bool = True, gate_weight: float = 0.0) -> dict[str, float]:
+def tune(rows: list[dict[str, Any]], where: str = "at_found", *, pooled: bool = True) -> dict[str, float]:
     """Thresholds from a tuning slice: the lowest P(flat) that calls no cocked die flat, and the lowest
     cocked threshold that calls no flat die cocked, each raised by half its distance to 1; P(on die)
     0.5 tells a cocked die on the other die from a leaning one.  ``pooled``: one cocked threshold for
@@ -562,7 +568,7 @@ def tune(rows: list[dict[str, Any]], where: str = "at_found", *, pooled: bool = 
     tails together: a slice of ~470 flat dice leaves the on-die tail alone too thin; the die_pose.onnx
     of 04:14 called 4 of 660 held-out flat dice cocked at the split rule's 0.9646, 0 at the pooled
     0.99709); else (``--split``) each from its own tail."""
-    ok = [b for r in rows if not r["hidden"] and (b := blended(r, where, gate_weight)) is not None]
+    ok = [b for r in rows if not r["hidden"] and (b := probs(r, where)) is not None]
     labels = [r["label"] for r in rows if r[where] is not None and not r["hidden"]]
 
     def above(vals: list[float]) -> float:
@@ -572,7 +578,7 @@ def tune(rows: list[dict[str, Any]], where: str = "at_found", *, pooled: bool = 
     lean, on = (above([p[1] + p[2] for p in flat]),) * 2 if pooled else (above([p[1] for p in flat]), above([p[2] for p in flat]))
     return {"leaning_min_probability": lean, "on_die_call_min_probability": on,
             "flat_min_probability": above([p[0] for p, y in zip(ok, labels, strict=True) if y != 0]),
-            "on_die_min_probability": 0.5, "pose_gate_weight": gate_weight}
+            "on_die_min_probability": 0.5}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -594,6 +600,11 @@ def main(argv: list[str] | None = None) -> int:
     mg.add_argument("decide", type=Path)
     mg.add_argument("gate", type=Path)
     mg.add_argument("--out", type=Path, default=None)
+    c = sub.add_parser("calls", help="thresholds tuned on rows (from eval --rows) and the calls on other rows")
+    c.add_argument("--tune-rows", type=Path, nargs="+", required=True, help="rows the thresholds are tuned on")
+    c.add_argument("--rows", type=Path, nargs="+", required=True, help="rows the calls are counted on")
+    c.add_argument("--split", action="store_true", help="separate leaning / on-die thresholds (else pooled)")
+    c.add_argument("--out", type=Path, default=None)
     e = sub.add_parser("eval", help="flat / cocked / on-die calls on held-out pose renders")
     e.add_argument("--first", type=int, default=POSE_EVAL_SEEDS.start)
     e.add_argument("--count", type=int, default=50, help="scenes (each with its positions)")
@@ -604,7 +615,6 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--model", type=Path, default=None, help="evaluate this model instead of vision/models/die_pose.onnx")
     e.add_argument("--split", action="store_true", help="with --tune: separate leaning / on-die thresholds (else pooled)")
     e.add_argument("--tune-only", action="store_true", help="with --tune: stop after tuning (no held-out frames)")
-    e.add_argument("--gate-weight", type=float, default=None, help="with --tune: the face-check head's weight (DiceConfig.pose_gate_weight)")
     args = p.parse_args(argv)
     if args.what == "render":
         w, h = (int(v) for v in args.size.split("x"))
@@ -619,6 +629,17 @@ def main(argv: list[str] | None = None) -> int:
         cp = tuple(int(v) for v in args.copies.split(","))
         print(train(args.out or DIE_POSE_MODEL, seed=args.seed, epochs=args.epochs, cache=args.cache,
                     copies=(cp[0], cp[1], cp[2]), with_found=not args.no_found), flush=True)
+        return 0
+    if args.what == "calls":
+        tuning = [r for f in args.tune_rows for r in json.loads(f.read_text())]
+        counted = [r for f in args.rows for r in json.loads(f.read_text())]
+        th = tune(tuning, pooled=not args.split)
+        res_c = {"tuned_on": [str(f) for f in args.tune_rows], "tuning_dice": len(tuning), "tuned": th,
+                 "rows": [str(f) for f in args.rows], "calls": tally(counted, th)}
+        text = json.dumps(res_c, indent=2)
+        print(text)
+        if args.out:
+            args.out.write_text(text + "\n")
         return 0
     if args.what == "merge":
         from vision.dice.pose import DIE_POSE_MODEL
@@ -637,8 +658,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.tune:
         rows = pose_rows(pose_dir(w, h), range(POSE_TRAIN_SEEDS.start, POSE_TRAIN_SEEDS.stop, 10))  # the validation slice
         res["tuned_on"] = f"{pose_dir(w, h)} training seeds % 10 == 0 ({len(rows)} dice)"
-        gw = DiceConfig().pose_gate_weight if args.gate_weight is None else args.gate_weight
-        res["tuned"] = tune(rows, pooled=not args.split, gate_weight=gw)
+        res["tuned"] = tune(rows, pooled=not args.split)
         if args.rows:
             args.rows.with_suffix(".tune.json").write_text(json.dumps(rows) + "\n")
         if args.tune_only:

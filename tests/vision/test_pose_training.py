@@ -24,3 +24,31 @@ def test_the_sample_cache_counts_only_the_training_seeds_frames(tmp_path: Path) 
     assert _frames_counted(sources) == 4
     (pose / "30002_0.json").write_text("{}")
     assert _frames_counted(sources) == 5
+
+
+def test_low_tilt_seeds_lean_on_walls_at_small_tilts_and_held_out_seeds_keep_the_v2_mix() -> None:
+    """Seeds 30270-30999 (``LOW_TILT_SEEDS``): a die leaning on the rail, the bar or the other die is
+    tilted 5-20 degrees, and the second die of a pair leans more often than in the v2 mix; the v2 mix
+    (every held-out seed) still leans on walls at up to 45 degrees."""
+    import random
+
+    from rules.position import Side
+    from vision.geometry import BoardLayout, BoardSpec, HomeEnd, LongSide, Seating
+    from vision.sim.scene import place_checkers, random_position
+    from vision.training.pose import LOW_MAX_TILT, LOW_TILT_SEEDS, MAX_TILT, MIN_TILT, pose_dice
+
+    layout = BoardLayout(BoardSpec.tournament(), Seating(LongSide.NEAR, HomeEnd.RIGHT))
+    assert 30_270 in LOW_TILT_SEEDS and 30_269 not in LOW_TILT_SEEDS and 901_750 not in LOW_TILT_SEEDS
+    tilts: dict[bool, list[float]] = {True: [], False: []}
+    leaning = {True: 0, False: 0}
+    for low in (True, False):
+        for seed in range(60):
+            rng = random.Random(seed)
+            checkers = place_checkers(layout, random_position(rng), rng, 1.0)
+            for d in pose_dice(layout, rng, checkers, Side.WHITE, low_tilt=low):
+                if d.cocked and d.leaning_on in ("rail", "bar", "die"):
+                    tilts[low].append(d.tilt_deg)
+                leaning[low] += bool(d.cocked)
+    assert tilts[True] and all(MIN_TILT - 1e-6 <= t <= LOW_MAX_TILT + 1e-6 for t in tilts[True])
+    assert max(tilts[False]) > LOW_MAX_TILT + 5 and max(tilts[False]) <= MAX_TILT + 1e-6
+    assert leaning[True] > leaning[False]

@@ -63,16 +63,19 @@ CUBE_HELDOUT_SEEDS = range(700_000, 710_000)
 """Cameras for the held-out all-faces cube set (never trained on)."""
 CUBE_SIDE_HELDOUT_SEEDS = range(710_000, 715_000)
 """Cameras for a held-out side-only cube set (never trained on)."""
+CUBE_HARD_TRAIN_SEEDS = range(620_000, 630_000)
+"""Cameras for training crops from hard views (session 6): steep, wide-angle (small, far cubes),
+defocused, glaring cameras; any position."""
 CUBE_FRESH_SEEDS = range(715_000, 720_000)
 """Cameras for a fresh all-positions cube set (2026-11-22, session 4): rendered after the cube stage's
 rules were last tuned, so never seen by training nor by threshold choices."""
 POSES_PER_CAMERA = 8
 FACES = (2, 4, 8, 16, 32, 64)
 SETS = {"train": CUBE_TRAIN_SEEDS, "heldout": CUBE_HELDOUT_SEEDS, "side_train": CUBE_SIDE_TRAIN_SEEDS,
-        "side_heldout": CUBE_SIDE_HELDOUT_SEEDS, "fresh": CUBE_FRESH_SEEDS}
+        "side_heldout": CUBE_SIDE_HELDOUT_SEEDS, "fresh": CUBE_FRESH_SEEDS, "hard_train": CUBE_HARD_TRAIN_SEEDS}
 POSITIONS = {"train": ("middle", "white", "black"), "heldout": ("middle", "white", "black"),
              "side_train": ("white", "black"), "side_heldout": ("white", "black"),
-             "fresh": ("middle", "white", "black")}
+             "fresh": ("middle", "white", "black"), "hard_train": ("middle", "white", "black", "white", "black")}
 """The cube positions each set draws from."""
 OLD_CROP = CropSpec()
 """The crop of the 2026-11-21 model (48 px, 1.8 sides, windows unrefined)."""
@@ -92,7 +95,7 @@ def render_camera(name: str, index: int, poses: int = POSES_PER_CAMERA, width: i
     The scene is ``random_scene(seed)`` without hands (a covered cube has no face to learn); the
     cube is replaced by a seeded random one: any face, any yaw, in one of the set's ``POSITIONS``.
     """
-    from vision.sim.config import SimConfig
+    from vision.sim.config import Range, SimConfig
     from vision.sim.render import render
     from vision.sim.scene import place_cube, random_scene
     from vision.sim.truth import build_truth
@@ -108,7 +111,11 @@ def render_camera(name: str, index: int, poses: int = POSES_PER_CAMERA, width: i
         if png.is_file() and js.is_file():
             continue
         if scene is None:
-            scene = random_scene(seed, SimConfig(hands_p=0.0), width=width, height=height)
+            sim = SimConfig(hands_p=0.0)
+            if name == "hard_train":
+                sim = replace(sim, tilt_deg=Range(20.0, 45.0), hfov_deg=Range(60.0, 78.0), glare=Range(0.25, 0.55),
+                              defocus_sigma=Range(0.4, 1.1), noise_sigma=Range(2.0, 5.0))
+            scene = random_scene(seed, sim, width=width, height=height)
         rng = random.Random(seed * 31 + k)
         face = rng.choice(FACES)
         pos = rng.choice(POSITIONS[name])
@@ -202,12 +209,12 @@ def samples_of_frame(png: Path, truth: dict[str, Any], image: npt.NDArray[np.uin
 
 
 def collect(name: str, seed: int, negatives: int = 1, cameras: int | None = None,
-            crop: CropSpec = OLD_CROP) -> list[CubeSample]:
+            crop: CropSpec = OLD_CROP, skip: int = 0) -> list[CubeSample]:
     rng = random.Random(seed)
     cfg = CubeConfig()
     out: list[CubeSample] = []
     samplers: dict[str, CubeSampler] = {}
-    for png, truth in frames(name, cameras):
+    for png, truth in frames(name, cameras, skip):
         if truth.get("cube") is None:
             continue
         key = json.dumps(truth["camera"], sort_keys=True) + json.dumps(truth["board"], sort_keys=True)
@@ -248,7 +255,9 @@ def augment(image: npt.NDArray[np.uint8], profile: Any, s: CubeSample, rng: rand
 
 
 def build_arrays(samples: list[CubeSample], copies: int, neg_copies: int, seed: int,
-                 crop: CropSpec = OLD_CROP) -> tuple[np.ndarray, np.ndarray]:
+                 crop: CropSpec = OLD_CROP, *, augmented: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Normalised crops (n, 1, patch, patch) and labels; ``augmented`` False: each sample's crop as
+    inference cuts it, once."""
     rng = random.Random(seed)
     xs: list[np.ndarray] = []
     ys: list[int] = []
@@ -261,6 +270,10 @@ def build_arrays(samples: list[CubeSample], copies: int, neg_copies: int, seed: 
         truth = json.loads(img_path.with_suffix(".json").read_text())
         prof = profiles.get(img_path) or profile_for(truth)
         for s in group:
+            if not augmented:
+                xs.append(normalise_cube_patch(cube_patch(image, prof, s.blob, crop.patch, crop.sides)))
+                ys.append(s.label)
+                continue
             for _ in range(neg_copies if s.label == 0 else copies):
                 x, y = augment(image, prof, s, rng, crop)
                 xs.append(x)
@@ -289,9 +302,39 @@ def make_model(widths: tuple[int, ...] = WIDTHS) -> Any:
     )
 
 
+VALIDATION = (("train", 120, 20), ("side_train", 42, 7))
+"""(set, first camera index, cameras) of the validation slices: never trained on; the probability's
+temperature (``calibrate``) and the thresholds are chosen here."""
+
+
+def fit_temperature(logits: npt.NDArray[np.float64], labels: npt.NDArray[np.int64]) -> float:
+    """The temperature T minimising the negative log-likelihood of ``softmax(logits / T)`` (a grid
+    of 0.5..5 refined once): the model's probabilities calibrated on held-out crops.
+
+    >>> z = np.array([[4.0, 0.0], [4.0, 0.0], [0.0, 4.0], [4.0, 0.0]])
+    >>> 1.0 < fit_temperature(z, np.array([0, 0, 1, 1])) < 5.0
+    True
+    """
+    from vision.preprocess import softmax
+
+    def nll(t: float) -> float:
+        p = softmax(logits / t)
+        return float(-np.log(np.maximum(p[np.arange(len(labels)), labels], 1e-12)).mean())
+
+    grid = np.exp(np.linspace(math.log(0.5), math.log(5.0), 41))
+    best = float(min(grid, key=nll))
+    fine = best * np.exp(np.linspace(-0.06, 0.06, 13))
+    return round(float(min(fine, key=nll)), 4)
+
+
 def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negatives: int = 1,
           cameras: int | None = 100, side_cameras: int = 0, crop: CropSpec = NEW_CROP,
-          widths: tuple[int, ...] = WIDTHS) -> dict[str, object]:
+          widths: tuple[int, ...] = WIDTHS, extra: tuple[tuple[str, int | None], ...] = (),
+          calibrate: bool = False) -> dict[str, object]:
+    """Train, export ``out`` and its record.  ``extra``: (set, cameras) of more training sets (e.g.
+    ``hard_train``, or a seen held-out set such as ``fresh`` once it is no longer held out);
+    ``calibrate``: divide the logits by the temperature fitted on the ``VALIDATION`` crops (cut as
+    inference cuts them, unaugmented), so the face probability is calibrated."""
     import torch
 
     torch.set_num_threads(1)
@@ -302,6 +345,8 @@ def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negat
     samples = collect("train", seed, negatives, cameras, crop)
     if side_cameras:
         samples += collect("side_train", seed + 1, negatives, side_cameras, crop)
+    for k, (name, n) in enumerate(extra):
+        samples += collect(name, seed + 2 + k, negatives, n, crop)
     counts = Counter(CUBE_CLASSES[s.label][0] for s in samples)
     n_neg = sum(1 for s in samples if s.label == 0)
     neg_copies = max(1, round(copies * (len(samples) - n_neg) / max(n_neg, 1) / 4))
@@ -315,6 +360,19 @@ def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negat
 
     last = fit_classifier(model, xt, yt, epochs=epochs, seed=seed, after_epoch=report)
     acc = last.train_accuracy if last is not None else 0.0
+    temperature = 1.0
+    if calibrate:
+        val = [s for k, (name, first, n) in enumerate(VALIDATION)
+               for s in collect(name, seed + 100 + k, negatives, n, crop, skip=first)]
+        vx, vy = build_arrays(val, 1, 1, seed + 100, crop, augmented=False)
+        with torch.no_grad():
+            z = model(torch.from_numpy(vx)).double().numpy()
+        temperature = fit_temperature(z, vy)
+        lin = model[-1]
+        with torch.no_grad():
+            lin.weight /= temperature
+            lin.bias /= temperature
+        print(f"temperature {temperature} on {len(vy)} validation crops", flush=True)
     export_onnx(model, torch.zeros(1, 1, crop.patch, crop.patch), out, input_name="patch")
     record: dict[str, object] = {
         "model": out.name,
@@ -336,6 +394,10 @@ def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negat
         "widths": list(widths),
         "seconds": round(time.time() - t0),
         "torch": torch.__version__,
+        "extra": [[name, n] for name, n in extra],
+        "temperature": temperature,
+        "temperature_note": "logits divided by this (baked into the exported last layer), fitted on the "
+                            "validation crops" if calibrate else "not calibrated",
     }
     out.with_suffix(".train.json").write_text(json.dumps(record, indent=2) + "\n")
     return record
@@ -361,7 +423,8 @@ SWEEP = (0.5, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995)
 
 def evaluate_set(name: str = "heldout", model: Path | None = None,
                  items: list[tuple[Path, dict[str, Any]]] | None = None, *, cameras: int | None = None,
-                 skip: int = 0, min_confidence: float | None = None, side_probes: bool = True) -> dict[str, Any]:
+                 skip: int = 0, min_confidence: float | None = None, side_probes: bool = True,
+                 search_ppm: float | None = None) -> dict[str, Any]:
     """Read every frame of a set with :func:`vision.cube.read_cube` (oracle profile); exact counts
     at ``min_confidence`` (default ``CubeConfig().min_confidence``), and of the reads made with no
     face threshold at every ``SWEEP`` threshold (the sweep's reads skip the steps an unsure face
@@ -388,7 +451,7 @@ def evaluate_set(name: str = "heldout", model: Path | None = None,
             continue
         k = json.dumps(truth["camera"], sort_keys=True) + json.dumps(truth["board"], sort_keys=True)
         if sampler is None or k != key:
-            sampler, key = CubeSampler(profile_for(truth), numeral.crop.search_ppm), k
+            sampler, key = CubeSampler(profile_for(truth), search_ppm or numeral.crop.search_ppm), k
         image = load_image(png)  # the BGR frame, as vision.reader passes it
         raw = read_cube(image, sampler, cfg, numeral)
         swept = read_cube(image, sampler, raw_cfg, numeral)  # every face, for the threshold sweep
@@ -463,6 +526,14 @@ def bench(width: int = 1920, height: int = 1080, repeats: int = 20) -> dict[str,
             "p90_ms": round(times[int(len(times) * 0.9)], 3), "size": f"{width}x{height}"}
 
 
+def _set_arg(text: str) -> tuple[str, int | None]:
+    """``SET`` or ``SET:CAMERAS`` of ``--extra``."""
+    name, _, n = text.partition(":")
+    if name not in SETS:
+        raise ValueError(f"unknown cube set {name!r} in --extra {text!r} (sets: {', '.join(sorted(SETS))})")
+    return name, int(n) if n else None
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.training cube")
     sub = p.add_subparsers(dest="what")
@@ -479,6 +550,11 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--old-crop", action="store_true", help="the crop of the 2026-11-21 model (48 px, 1.8 sides, unrefined)")
     t.add_argument("--widths", default=",".join(map(str, WIDTHS)), help="channels of the 4 conv blocks")
     t.add_argument("--out", type=Path, default=None)
+    t.add_argument("--extra", action="append", default=[], metavar="SET[:CAMERAS]",
+                   help="also train on a set's first CAMERAS cameras (all when omitted), e.g. hard_train, fresh:100")
+    t.add_argument("--search-ppm", type=float, default=NEW_CROP.search_ppm,
+                   help="pixels per mm of the finder's search views (recorded with the model's crop)")
+    t.add_argument("--calibrate", action="store_true", help="fit the probability's temperature on the validation slices")
     e = sub.add_parser("eval", help="read the held-out cube set")
     e.add_argument("--set", default="heldout", choices=[*sorted(SETS), "frames"],
                    help="a cube set, or 'frames': vision.evaluate's held-out random scenes (--first, --count)")
@@ -489,6 +565,7 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--min-confidence", type=float, default=None)
     e.add_argument("--no-side-probes", action="store_true", help="do not check beyond the read window for the top")
     e.add_argument("--model", type=Path, default=None)
+    e.add_argument("--search-ppm", type=float, default=None, help="the finder's search resolution (default: the model's)")
     e.add_argument("--out", type=Path, default=None)
     b = sub.add_parser("bench", help="cube stage CPU time per frame (median) on cached held-out frames")
     b.add_argument("--width", type=int, default=1920)
@@ -504,7 +581,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.what == "eval":
         items = held_out_frames(args.first, args.count) if args.set == "frames" else None
         res = evaluate_set(args.set, args.model, items, cameras=args.cameras, skip=args.skip,
-                           min_confidence=args.min_confidence, side_probes=not args.no_side_probes)
+                           min_confidence=args.min_confidence, side_probes=not args.no_side_probes,
+                           search_ppm=args.search_ppm)
         text = json.dumps(res, indent=2)
         if args.out:
             args.out.write_text(text + "\n")
@@ -513,8 +591,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.what in (None, "train"):
         a = args if args.what else t.parse_args([])
         print(train(a.out or CUBE_MODEL, seed=a.seed, epochs=a.epochs, copies=a.copies, cameras=a.cameras,
-                    side_cameras=a.side_cameras, crop=OLD_CROP if a.old_crop else NEW_CROP,
-                    widths=tuple(int(w) for w in a.widths.split(","))))
+                    side_cameras=a.side_cameras, crop=OLD_CROP if a.old_crop else replace(NEW_CROP, search_ppm=a.search_ppm),
+                    widths=tuple(int(w) for w in a.widths.split(",")),
+                    extra=tuple(_set_arg(x) for x in a.extra), calibrate=a.calibrate))
         return 0
     return 2
 

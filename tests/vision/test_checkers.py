@@ -275,6 +275,7 @@ def test_hand_mask_is_recomputed_from_the_scene(tmp_path: Path, monkeypatch: pyt
     and only slots it really hides are relabelled "hand" (the rest of a covered region keeps its class)."""
     import cv2
 
+    import vision.training.slots as slots_training
     from vision.checkers import HAND
     from vision.sim.optics import CameraModel
     from vision.sim.truth import covered_regions
@@ -300,6 +301,33 @@ def test_hand_mask_is_recomputed_from_the_scene(tmp_path: Path, monkeypatch: pyt
     assert int((y == HAND).sum()) == 30 and 0 < int((y2 == HAND).sum()) < 30
     assert 0 < int((y2 == IGNORE).sum()) < 15
     assert ((y2 == HAND) | (y2 == y) | (y == HAND) | (y2 == IGNORE)).all()
+    # cached: the second call reads the file and does not redraw the hand
+    y3, how3 = slots_training.cached_hand_labels(r)
+    assert how3 == how and (y3 == y2).all()
+
+    def redraw(*_: object) -> None:
+        raise AssertionError("hand mask recomputed")
+
+    monkeypatch.setattr(slots_training, "hand_slot_labels", redraw)
+    y4, how4 = slots_training.cached_hand_labels(r)
+    assert how4 == how and (y4 == y2).all()
+    assert not slots_training.is_tray_render(r)
+
+
+def test_a_fine_tune_keeps_the_folded_batch_norms() -> None:
+    """A slot model started from exported weights keeps its batch norms in eval mode while training
+    (the export folded them into the convolutions; batch statistics would change the function)."""
+    torch = pytest.importorskip("torch")
+    from vision.training.slots import slot_net
+
+    net = slot_net()
+    net.frozen_bn = True
+    net.train()
+    bns = [m for m in net.body if isinstance(m, torch.nn.BatchNorm2d)]
+    assert bns and not any(m.training for m in bns)
+    assert any(m.training for m in net.body if isinstance(m, torch.nn.Dropout))
+    fresh = slot_net().train()
+    assert all(m.training for m in fresh.body if isinstance(m, torch.nn.BatchNorm2d))
 
 
 def test_alternatives_are_the_decoders_other_hypotheses() -> None:

@@ -137,10 +137,30 @@ def hand_slot_labels(r: Rendered, y: np.ndarray, patch: int = SLOT_PATCH) -> tup
     return out, "mask"
 
 
-def training_frames() -> list[Rendered]:
+HAND_LABEL_KINDS = ("kept", "mask", "ignored")
+
+
+def cached_hand_labels(r: Rendered, patch: int = SLOT_PATCH) -> tuple[np.ndarray, str]:
+    """:func:`hand_slot_labels` of a frame's :func:`cached_slots` labels, cached beside the render cache
+    (``slots_handlabels<P>/``: recomputing the hand mask costs ~0.5 s a frame)."""
+
+    def make(fr: Rendered) -> tuple[np.ndarray, np.ndarray]:
+        y, kind = hand_slot_labels(fr, cached_slots(fr, patch)[1], patch)
+        return np.array([HAND_LABEL_KINDS.index(kind)], np.int64), y
+
+    k, y = cached_arrays(r, f"slots_handlabels{patch}", make)
+    return y, HAND_LABEL_KINDS[int(k[0])]
+
+
+def training_frames(with_trays: bool = False) -> list[Rendered]:
     """Every cached training frame: single renders of ``TRAIN_SEEDS`` (1280x720) and the
-    multi-position renders (1280x720 and 1920x1080)."""
+    multi-position renders (1280x720 and 1920x1080); ``with_trays`` also the tray renders
+    (``vision.training.trays``: bear-off positions, so many empty points and an empty bar)."""
     out: list[Rendered] = []
+    if with_trays:
+        from vision.training.trays import tray_frames
+
+        out.extend(tray_frames(1280, 720))
     d = cache_dir() / "1280x720"
     for js in sorted(d.glob("*.json"), key=lambda p: int(p.stem)):
         if int(js.stem) in TRAIN_SEEDS and js.with_suffix(".png").is_file():
@@ -148,6 +168,11 @@ def training_frames() -> list[Rendered]:
     out.extend(variant_frames(1280, 720))
     out.extend(variant_frames(1920, 1080))
     return out
+
+
+def is_tray_render(r: Rendered) -> bool:
+    """A render of ``vision.training.trays`` (``trays_WxH/``), whose scene :func:`scene_of` cannot rebuild."""
+    return r.image_path.parent.name.startswith("trays_")
 
 
 def cached_slots(r: Rendered, patch: int = SLOT_PATCH) -> tuple[np.ndarray, np.ndarray]:
@@ -224,41 +249,52 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float = 0.0, patch: int = SLOT_PATCH,
           max_frames: int | None = None, samples_per_epoch: int = 160_000, init_from: Path | None = None,
-          lr: float = 3e-3, hand_labels: bool = False, arch: str = "fast") -> dict[str, Any]:
+          lr: float = 3e-3, hand_labels: bool = False, arch: str = "fast", with_trays: bool = False,
+          bar_weight: float = 1.0) -> dict[str, Any]:
+    """Train (or, ``init_from``, fine-tune with the exported batch norms frozen) a slot model on the
+    cached frames; ``with_trays`` adds the tray renders; ``bar_weight`` multiplies how often an empty
+    bar slot is drawn (the empty bar is the model's typical false "hand")."""
     import torch
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     t0 = time.time()
-    frames = training_frames()
+    frames = training_frames(with_trays)
     if max_frames is not None:
         frames = frames[:max_frames]
     train_f = [r for r in frames if r.seed % HOLDOUT_MOD != 0]
     hold_f = [r for r in frames if r.seed % HOLDOUT_MOD == 0]
-    xs, ys = [], []
+    xs, ys, bars = [], [], []
     how: Counter[str] = Counter()
     for r in train_f:
         x, y = cached_slots(r, patch)
-        if hand_labels:
-            y, k = hand_slot_labels(r, y, patch)
+        on_bar = np.array([sl.region == "bar" for sl in board_slots(profile_for(r.truth).layout)])
+        if hand_labels and is_tray_render(r):
+            if r.truth["hands"]["covered"]:  # scene_of cannot rebuild a tray scene: leave the hand out
+                y = np.where(y == HAND, IGNORE, y)
+                how["ignored"] += 1
+        elif hand_labels and r.truth["hands"]["covered"]:
+            y, k = cached_hand_labels(r, patch)
             how[k] += 1
-        xs.append(x)
-        ys.append(y)
+        keep = y != IGNORE
+        xs.append(x[keep])
+        ys.append(y[keep])
+        bars.append((on_bar & (y == 0))[keep])
     x = np.concatenate(xs)
     y = np.concatenate(ys)
+    empty_bar = np.concatenate(bars)
     del xs
     if hand_labels:
         print(f"hand labels per slot: {dict(how)} frames", flush=True)
-    keep = y != IGNORE
-    x, y = x[keep], y[keep]
     counts = Counter(int(v) for v in y)
     print(f"{len(train_f)} training frames ({len(hold_f)} held out), {len(y)} slots {dict(sorted(counts.items()))}"
           f" [{time.time() - t0:.0f}s]", flush=True)
     # oversample the rare classes (stacks, other) so they are learnt
-    w = np.array([1.0 / counts[int(v)] ** 0.5 for v in y])
+    w = np.array([1.0 / counts[int(v)] ** 0.5 for v in y]) * np.where(empty_bar, bar_weight, 1.0)
     model = slot_net(patch, arch)
     if init_from is not None:
         load_onnx_weights(model, init_from)
+        model.frozen_bn = True  # the export folded them into the convolutions: keep them the identity
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     per_epoch = min(len(y), samples_per_epoch)
     batch = 256
@@ -278,8 +314,10 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
         "patch": patch, "training_frames": len(train_f), "held_out_frames": len(hold_f),
         "data": "cached renders of TRAIN_SEEDS (1280x720) + multi-position renders (slots_WxH/SEED_I); "
                 f"frames whose scene seed % {HOLDOUT_MOD} == 0 held out",
-        "slots": len(y), "label_smoothing": label_smoothing, "lr": lr,
-        "init_from": None if init_from is None else f"{init_from.name} (weights of the previous model, fine-tuned)",
+        "slots": len(y), "label_smoothing": label_smoothing, "lr": lr, "with_tray_renders": with_trays,
+        "empty_bar_weight": bar_weight,
+        "init_from": None if init_from is None else f"{init_from.name} (weights of the previous model, fine-tuned, "
+                                                    "batch norms frozen)",
         "classes": {SLOT_CLASSES[k]: v for k, v in sorted(counts.items())},
         "train_seconds": round(time.time() - t0), "torch": torch.__version__,
         "hand_labels": (f"per slot from the recomputed hand mask (>= {HAND_SLOT_FRACTION:.0%} of the patch hidden): "
@@ -339,11 +377,22 @@ def slot_net(patch: int = SLOT_PATCH, arch: str = "fast") -> Any:
         raise ValueError(f"unknown slot-model architecture {arch!r}: expected one of {ARCHS}")
 
     class _Net(nn.Module):
+        frozen_bn = False
+        """True (a fine-tune from exported weights): the batch norms stay in eval mode while training."""
+
         def __init__(self) -> None:
             super().__init__()
             self.body = nn.Sequential(
                 *layers, nn.Flatten(), nn.Dropout(0.1), nn.Linear(last * side * side, len(SLOT_CLASSES)),
             )
+
+        def train(self, mode: bool = True) -> _Net:
+            super().train(mode)
+            if self.frozen_bn:
+                for m in self.body:
+                    if isinstance(m, nn.BatchNorm2d):
+                        m.eval()
+            return self
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             x = x.float().permute(0, 1, 4, 2, 3).flatten(1, 2) * (1 / 127.5) - 1.0
@@ -410,12 +459,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--label-smoothing", type=float, default=0.0)
     p.add_argument("--hand-labels", action="store_true")
     p.add_argument("--calibrate-only", action="store_true")
+    p.add_argument("--with-trays", action="store_true", help="also train on the tray renders (trays_1280x720/)")
+    p.add_argument("--bar-weight", type=float, default=1.0, help="draw empty bar slots this many times as often")
     a = p.parse_args(argv)
     if a.calibrate_only:
         print(json.dumps(recalibrate(a.out), indent=2))
         return 0
     rec = train(a.out, seed=a.seed, epochs=a.epochs, init_from=a.init_from, lr=a.lr, samples_per_epoch=a.samples_per_epoch,
-                label_smoothing=a.label_smoothing, hand_labels=a.hand_labels, arch=a.arch)
+                label_smoothing=a.label_smoothing, hand_labels=a.hand_labels, arch=a.arch, with_trays=a.with_trays,
+                bar_weight=a.bar_weight)
     print(json.dumps(rec, indent=2))
     return 0
 

@@ -27,9 +27,20 @@ def _stub_read(gray: Any, profile: Any, centres: Any, z: float, model: Any, dcfg
     return mm.copy(), out
 
 
+FULL_READS: list[int] = []
+"""How many centres each full (stubbed) reading was given."""
+
+
+def _stub_full(gray: Any, profile: Any, centres: Any, z: float, model: Any, dcfg: DiceConfig) -> tuple[Any, list[FaceGuess]]:
+    FULL_READS.append(len(np.asarray(centres).reshape(-1, 2)))
+    return _stub_read(gray, profile, centres, z, model, dcfg)
+
+
 @pytest.fixture
 def stubbed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(board, "read_top_faces", _stub_read)
+    FULL_READS.clear()
+    monkeypatch.setattr(board, "read_top_faces", _stub_full)
+    monkeypatch.setattr(board, "first_readings", lambda g, p, c, z, m: _stub_read(g, p, c, z, m, DiceConfig())[1])
 
 
 def _recentre(start: list[tuple[float, float]], dcfg: DiceConfig) -> tuple[Any, list[FaceGuess]]:
@@ -69,3 +80,35 @@ def test_the_moved_reading_must_be_surer_than_a_first_reading() -> None:
     d = DiceConfig()
     assert 0 < d.recentre_edges < 0.5  # a move of half an edge would leave the die's up face
     assert d.recentre_moved_max_notdie <= d.top_notdie_max and d.recentre_max_notdie < 1
+
+
+@pytest.mark.usefixtures("stubbed")
+def test_only_the_most_die_like_moved_centres_are_read_in_full() -> None:
+    # 5 mm left of the die: of the 8 moved centres (0.3 edges = 4.8 mm) the one to the right lands
+    # on the die, its neighbours above and below-right 3.4 mm off (doubtful), the rest are no die
+    start = (DIE[0] - 5.0, DIE[1])
+    for climbers, full in ((1, 1), (2, 2), (0, 3)):
+        FULL_READS.clear()
+        dcfg = dataclasses.replace(DiceConfig(), recentre_climbers=climbers)
+        mm, g = _recentre([start], dcfg)
+        assert [full] == FULL_READS  # one full reading of the moved centres that may be a die
+        assert g[0].face == 5 and g[0].not_die < dcfg.top_notdie_max
+        assert math.hypot(mm[0, 0] - DIE[0], mm[0, 1] - DIE[1]) < 1
+
+
+class _Shift:
+    """A centre model that sees the die at DIE from anywhere."""
+
+    def offsets(self, gray: Any, profile: Any, centres: Any, z: float) -> Any:
+        return np.array(DIE)[None, :] - np.asarray(centres, np.float64)[:, :2]
+
+
+def test_the_centre_model_moves_candidates_onto_the_die_but_not_far(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(board, "centre_refiner", lambda: _Shift())
+    dcfg = DiceConfig()
+    near, far = (DIE[0] - 6.0, DIE[1] + 3.0), (DIE[0] + 0.8 * Z, DIE[1])  # 0.8 edges: beyond the limit
+    gray = np.zeros((20, 20), np.uint8)
+    out = board.refine_centres(gray, gray, None, np.array([near, far]), Z, dcfg)
+    assert out[0].tolist() == list(DIE) and out[1].tolist() == list(far)
+    monkeypatch.setattr(board, "centre_refiner", lambda: None)  # no model: unchanged
+    assert board.refine_centres(gray, gray, None, np.array([near]), Z, dcfg).tolist() == [list(near)]

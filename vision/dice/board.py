@@ -31,10 +31,11 @@ from rules.position import Side
 from vision.config import VisionConfig
 from vision.dice.classify import FaceClassifier, FaceGuess, board_classifier, top_classifier
 from vision.dice.config import DiceConfig
-from vision.dice.detect import detector, top_view
+from vision.dice.detect import centre_refiner, detector, top_view
 from vision.dice.faceread import choose, face_needed, read_top_faces
 from vision.dice.find import nms
 from vision.dice.pose import POSE_PLANES, POSE_SPAN, pose_call, pose_classifier, pose_patches
+from vision.dice.topface import top_face_patches
 from vision.observation import DieReading
 from vision.preprocess import CONTEXT, PATCH, Square, crop_patch, to_gray
 
@@ -308,14 +309,44 @@ def gray_near(image: npt.NDArray[Any], profile: Any, centres_mm: npt.NDArray[Any
     return out
 
 
+def refine_centres(image: npt.NDArray[Any], gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any],
+                   z: float, dcfg: DiceConfig = DICE) -> npt.NDArray[np.float64]:
+    """The detector's centres (board mm) moved by the centre model (:class:`vision.dice.detect.CentreRefiner`)
+    onto the die its window shows; a move longer than ``centre_max_move_edges`` die edges is not made
+    (the window then shows no die near its middle).  Without the model, the centres unchanged.
+    ``gray`` is filled in around the moved centres."""
+    model = centre_refiner()
+    if model is None or not len(mm):
+        return np.asarray(mm, np.float64)
+    out = np.asarray(mm, np.float64).copy()
+    d = model.offsets(gray, profile, out[:, :2], z)
+    ok = np.linalg.norm(d, axis=1) <= dcfg.centre_max_move_edges * z
+    out[ok, :2] += d[ok]
+    if ok.any():
+        gray_near(image, profile, out[ok, :2], z, dcfg.top_refine_shift_px, pose=False, into=gray)
+    return out
+
+
+def first_readings(gray: npt.NDArray[np.uint8], profile: Any, centres: npt.NDArray[Any], z: float,
+                   model: FaceClassifier) -> list[FaceGuess]:
+    """One reading per centre (board mm) of its rectified up face, the square unmoved and in one
+    orientation (the first reading of :func:`vision.dice.faceread.read_top_faces`)."""
+    c = np.asarray(centres, np.float64).reshape(-1, 2)
+    return model.classify_patches(top_face_patches(gray, profile, c, z, z), tta=False) if len(c) else []
+
+
 def recentre(image: npt.NDArray[Any], gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any],
              guesses: list[FaceGuess], z: float, model: FaceClassifier,
              dcfg: DiceConfig = DICE) -> tuple[npt.NDArray[np.float64], list[FaceGuess]]:
     """Candidates the up-face reading rejects, but not outright (``DiceConfig.recentre_*``), read
-    again at centres moved by ``recentre_edges`` die edges in 8 directions; the most die-like of
-    those readings replaces the candidate's when it is surely a die (P(not a die) below
-    ``recentre_moved_max_notdie`` and ``top_notdie_max``) with a face that stands (``top_min_probability``).  ``gray`` is filled in around the moved
-    centres.  Returns the (maybe moved) centres and the readings."""
+    again at centres moved by ``recentre_edges`` die edges in 8 directions: each moved centre once
+    (:func:`first_readings`), then the ``recentre_climbers`` most die-like of them that the up-face
+    reading would re-read (P(not a die) below ``top_refine_max_notdie``) in full
+    (:func:`vision.dice.faceread.read_top_faces`: the shifted grids and the 8-turn check); the most
+    die-like full reading replaces the candidate's when it is surely a die (P(not a die) below
+    ``recentre_moved_max_notdie`` and ``top_notdie_max``) with a face that stands
+    (``top_min_probability``).  ``gray`` is filled in around the moved centres.  Returns the (maybe
+    moved) centres and the readings."""
     todo = [i for i, g in enumerate(guesses) if dcfg.top_notdie_max <= g.not_die < dcfg.recentre_max_notdie]
     if not todo:
         return mm, guesses
@@ -324,13 +355,25 @@ def recentre(image: npt.NDArray[Any], gray: npt.NDArray[np.uint8], profile: Any,
     dirs /= np.linalg.norm(dirs, axis=1)[:, None]
     alt = np.concatenate([mm[i, :2][None, :] + d * dirs for i in todo])
     gray_near(image, profile, alt, z, dcfg.top_refine_shift_px, pose=False, into=gray)
-    amm, ag = read_top_faces(gray, profile, alt, z, model, dcfg)
-    out_mm, out_g = mm.copy(), list(guesses)
     k = len(dirs)
-    for n, i in enumerate(todo):
-        j = min(range(n * k, n * k + k), key=lambda a: ag[a].doubt)
-        if ag[j].not_die < min(dcfg.top_notdie_max, dcfg.recentre_moved_max_notdie) and ag[j].probability >= dcfg.top_min_probability:
-            out_mm[i, :2], out_g[i] = amm[j, :2], ag[j]
+    ag = first_readings(gray, profile, alt, z, model)
+    climb: list[int] = []  # the moved centres read in full, per candidate the most die-like first
+    for n in range(len(todo)):
+        cand = sorted((a for a in range(n * k, n * k + k) if ag[a].not_die < dcfg.top_refine_max_notdie),
+                      key=lambda a: ag[a].doubt)
+        climb.extend(cand[: dcfg.recentre_climbers] if dcfg.recentre_climbers > 0 else cand)
+    out_mm, out_g = mm.copy(), list(guesses)
+    if not climb:
+        return out_mm, out_g
+    cmm, cg = read_top_faces(gray, profile, alt[climb], z, model, dcfg)
+    best: dict[int, int] = {}
+    for m, a in enumerate(climb):
+        n = a // k
+        if n not in best or cg[m].doubt < cg[best[n]].doubt:
+            best[n] = m
+    for n, m in best.items():
+        if cg[m].not_die < min(dcfg.top_notdie_max, dcfg.recentre_moved_max_notdie) and cg[m].probability >= dcfg.top_min_probability:
+            out_mm[todo[n], :2], out_g[todo[n]] = cmm[m, :2], cg[m]
     return out_mm, out_g
 
 
@@ -348,6 +391,8 @@ def read_dice(
             return ()
         cmm = np.array([search.to_mm(p.u, p.v) for p in peaks])
         gray = gray_near(image, profile, cmm, search.z, dcfg.top_refine_shift_px, pose=False)
+        if dcfg.centre_refine:
+            cmm = refine_centres(image, gray, profile, cmm, search.z, dcfg)
         mm, guesses = read_top_faces(gray, profile, cmm, search.z, top_model, dcfg)
         if dcfg.recentre_edges > 0:
             mm, guesses = recentre(image, gray, profile, mm, guesses, search.z, top_model, dcfg)

@@ -34,6 +34,11 @@ class DiceConfig:
     (unsure, speckled cork read as a die: 140/0/22/24/2 -> 143/0/22/21/3) and cost ~1 ms: 8.
     Re-centring off, 8 -> 12 -> 16 with ``detect_min_score`` 0.15: 876/0/144/140/1 ->
     882/0/146/132/1 -> 897/1/143/119/2 (a wrong face and a false 4)."""
+    centre_refine: bool = False
+    """Move each detector centre by the centre model (``die_centre.onnx``: the offset to the die its
+    window shows) before the face is read (``board.refine_centres``)."""
+    centre_max_move_edges: float = 0.7
+    """A centre-model move longer than this many die edges is not made."""
     recentre_edges: float = 0.3
     """A candidate the up-face reading rejects as "not a die" but not outright (P(not a die) from
     ``top_notdie_max`` up to ``recentre_max_notdie``) is read again at centres moved by this many
@@ -43,6 +48,10 @@ class DiceConfig:
     face model rejected at the detector's centre were 4-9 mm off it)."""
     recentre_max_notdie: float = 0.9
     """See ``recentre_edges``."""
+    recentre_climbers: int = 0
+    """Of a re-centred candidate's 8 moved centres, read once each, this many (the most die-like
+    first) are read in full (shifted grids, 8-turn check; 0: every one the up-face reading would
+    re-read)."""
     recentre_moved_max_notdie: float = 0.01
     """A moved reading replaces the candidate's only when its P(not a die) is below this (stricter
     than ``top_notdie_max``: a search over 8 more squares finds die-like texture more often; on seeds

@@ -20,9 +20,14 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.dice.classify import MODEL_DIR
-from vision.preprocess import onnx_session
+from vision.dice.topface import top_face_patches
+from vision.preprocess import CONTEXT, PATCH, onnx_session
 
 DIE_DETECT_MODEL = MODEL_DIR / "die_detect.onnx"
+DIE_CENTRE_MODEL = MODEL_DIR / "die_centre.onnx"
+CENTRE_WINDOW = 1.75
+"""Side of the centre model's window in face-patch sides (``edge * CONTEXT``): 32 mm for a 16 mm die,
+so a die whose centre is up to ~8 mm off the candidate's still lies wholly inside it."""
 STRIDE = 4
 """Output cell of the net, in top-view pixels (8 mm at 0.5 px/mm)."""
 
@@ -47,15 +52,36 @@ def top_view(image: npt.NDArray[Any], map_x: npt.NDArray[Any], map_y: npt.NDArra
 
 def net_input(top: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     """(H, W, 3) uint8 -> (1, 3, H', W') float32 with H', W' multiples of STRIDE; each channel
-    centred on its median and scaled (exposure and white balance drop out)."""
+    centred on its median (of every 4th pixel in x and y) and scaled (exposure and white balance
+    drop out)."""
     h, w = top.shape[:2]
     h2, w2 = h - h % STRIDE, w - w % STRIDE
-    med = np.median(top[:h2:4, :w2:4].reshape(-1, 3), axis=0).astype(np.float32)
+    med = channel_medians(np.ascontiguousarray(top[:h2:4, :w2:4]).reshape(-1, 3))
     x = np.empty((1, 3, h2, w2), np.float32)
     for c in range(3):
         np.subtract(top[:h2, :w2, c], med[c], out=x[0, c], dtype=np.float32)
     x *= np.float32(1 / 64)
     return x
+
+
+def channel_medians(pixels: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+    """``np.median(pixels, axis=0)`` of (N, C) uint8 pixels from each channel's histogram (the mean
+    of the two middle values when N is even), without sorting.
+
+    >>> p = np.array([[1, 9], [3, 9], [2, 7], [250, 8]], np.uint8)
+    >>> channel_medians(p).tolist(), np.median(p, axis=0).tolist()
+    ([2.5, 8.5], [2.5, 8.5])
+    """
+    n = len(pixels)
+    out = np.zeros(pixels.shape[1], np.float32)
+    if n == 0:
+        return out
+    for c in range(pixels.shape[1]):
+        cum = np.cumsum(np.bincount(pixels[:, c], minlength=256))
+        lo = int(np.searchsorted(cum, (n - 1) // 2 + 1))
+        hi = int(np.searchsorted(cum, n // 2 + 1))
+        out[c] = (lo + hi) / 2
+    return out
 
 
 class DieDetector:
@@ -82,20 +108,71 @@ class DieDetector:
         mx = cv2.dilate(s, np.ones((3, 3), np.uint8))
         vs, us = np.nonzero((s >= mx) & (s >= min_score))
         order = np.argsort(-s[vs, us])[:max_peaks]
+        vs, us = vs[order], us[order]
         off = np.clip(h[1:3], -1, 1)
-        out = []
-        for i in order:
-            v, u = int(vs[i]), int(us[i])
-            if centroid:
-                v0, v1, u0, u1 = max(0, v - 1), min(s.shape[0], v + 2), max(0, u - 1), min(s.shape[1], u + 2)
-                w = s[v0:v1, u0:u1]
-                vv, uu = np.mgrid[v0:v1, u0:u1]
-                cu = float(((uu + 0.5 + off[0, v0:v1, u0:u1]) * w).sum() / w.sum())
-                cv = float(((vv + 0.5 + off[1, v0:v1, u0:u1]) * w).sum() / w.sum())
-            else:
-                cu, cv = u + 0.5 + float(off[0, v, u]), v + 0.5 + float(off[1, v, u])
-            out.append(Peak(cu * STRIDE - 0.5, cv * STRIDE - 0.5, float(s[v, u])))
-        return out
+        score = s[vs, us]
+        if centroid:  # the 3x3 cells around each peak (cells off the map weigh 0)
+            sp, op = np.pad(s, 1), np.pad(off, ((0, 0), (1, 1), (1, 1)))
+            dv, du = np.mgrid[0:3, 0:3]
+            vv, uu = vs[:, None, None] + dv[None], us[:, None, None] + du[None]
+            w = sp[vv, uu]
+            wsum = w.sum(axis=(1, 2))
+            cu = ((uu - 0.5 + op[0][vv, uu]) * w).sum(axis=(1, 2)) / wsum
+            cv = ((vv - 0.5 + op[1][vv, uu]) * w).sum(axis=(1, 2)) / wsum
+        else:
+            cu, cv = us + 0.5 + off[0, vs, us], vs + 0.5 + off[1, vs, us]
+        return [Peak(float(a) * STRIDE - 0.5, float(b) * STRIDE - 0.5, float(c)) for a, b, c in zip(cu, cv, score, strict=True)]
+
+
+def centre_window_mm(edge: float) -> float:
+    """Side (board mm) of the centre model's window around a candidate."""
+    return edge * CONTEXT * CENTRE_WINDOW
+
+
+def centre_windows(gray: npt.NDArray[np.uint8], profile: Any, centres: npt.NDArray[Any], z: float) -> npt.NDArray[np.float32]:
+    """(N, 1, PATCH, PATCH) inputs of the centre model: the board square of side
+    :func:`centre_window_mm` around each candidate (board mm) on the plane of a flat die's top
+    (``z`` = the die's edge), board x along the columns and y along the rows, each centred on its
+    median and scaled by its 10-90 % spread.  Training and inference cut windows here."""
+    c = np.asarray(centres, np.float64).reshape(-1, 2)
+    if not len(c):
+        return np.zeros((0, 1, PATCH, PATCH), np.float32)
+    raw = np.stack(top_face_patches(gray, profile, c, z, z, scales=np.full(len(c), CENTRE_WINDOW))).astype(np.float32)
+    flat = raw.reshape(len(c), -1)
+    lo, med, hi = np.percentile(flat, (10, 50, 90), axis=1)
+    x = (raw - med[:, None, None]) / np.maximum(hi - lo, 8.0)[:, None, None]
+    out: npt.NDArray[np.float32] = np.clip(x, -3, 3).astype(np.float32)[:, None]
+    return out
+
+
+class CentreRefiner:
+    """Loads the ONNX centre model once: the offset (board mm) from a candidate to the centre of the
+    die in its window (``vision/models/die_centre.onnx``, trained by
+    ``python -m vision.training.detector_centre``)."""
+
+    def __init__(self, path: Path = DIE_CENTRE_MODEL) -> None:
+        self._session = onnx_session(path, "die centre model", "python -m vision.training.detector_centre")
+        self._input = self._session.get_inputs()[0].name
+
+    def offsets(self, gray: npt.NDArray[np.uint8], profile: Any, centres: npt.NDArray[Any], z: float) -> npt.NDArray[np.float64]:
+        """(N, 2) board-mm offsets from ``centres`` to the die centres the model sees."""
+        x = centre_windows(gray, profile, centres, z)
+        if not len(x):
+            return np.zeros((0, 2))
+        out = np.asarray(self._session.run(None, {self._input: x})[0], np.float64)
+        d: npt.NDArray[np.float64] = out[:, :2] * centre_window_mm(z) / 2
+        return d
+
+
+_CENTRE: CentreRefiner | None = None
+
+
+def centre_refiner() -> CentreRefiner | None:
+    """The process-wide centre model, or None when its file is absent."""
+    global _CENTRE
+    if _CENTRE is None and DIE_CENTRE_MODEL.is_file():
+        _CENTRE = CentreRefiner()
+    return _CENTRE
 
 
 _DETECTOR: DieDetector | None = None

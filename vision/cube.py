@@ -141,6 +141,9 @@ class CropSpec:
     """Windows are re-centred on the top face's outline before cropping (:func:`refine_center`)."""
     search_ppm: float = 1.0
     """Pixels per mm of the search views (``CubeSampler``): where the windows fall depends on it."""
+    realign: bool = False
+    """Re-centred windows are also turned onto the top's edges (:func:`refine_blobs`; models from
+    session 6)."""
 
     @classmethod
     def of_model(cls, path: Path) -> CropSpec:
@@ -150,10 +153,12 @@ class CropSpec:
         crop = json.loads(rec.read_text()).get("crop")
         if not crop:
             return cls()
-        return cls(int(crop["patch"]), float(crop["sides"]), bool(crop["refine"]), float(crop.get("search_ppm", 1.0)))
+        return cls(int(crop["patch"]), float(crop["sides"]), bool(crop["refine"]), float(crop.get("search_ppm", 1.0)),
+                   bool(crop.get("realign", False)))
 
     def to_dict(self) -> dict[str, object]:
-        return {"patch": self.patch, "sides": self.sides, "refine": self.refine, "search_ppm": self.search_ppm}
+        return {"patch": self.patch, "sides": self.sides, "refine": self.refine, "search_ppm": self.search_ppm,
+                "realign": self.realign}
 
 
 def grey(image: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
@@ -264,7 +269,8 @@ def _pick(found: list[CubeBlob], cfg: CubeConfig) -> CubeBlob | None:
 
 
 def find_cube_candidates(image: npt.NDArray[Any], sampler: CubeSampler,
-                         config: VisionConfig | CubeConfig, *, refine: bool = False) -> list[CubeBlob]:
+                         config: VisionConfig | CubeConfig, *, refine: bool = False,
+                         realign: bool = False) -> list[CubeBlob]:
     """Cube-like squares in the places a cube rests, most cube-like first (``image``: BGR or grey).
 
     Each place's image on the plane of a cube's top is scored per cube-sized window by its mean
@@ -316,7 +322,7 @@ def find_cube_candidates(image: npt.NDArray[Any], sampler: CubeSampler,
     found.sort(key=lambda b: -b.contrast)
     if refine:
         found[: cfg.model_candidates] = refine_blobs(image, sampler.profile, found[: cfg.model_candidates],
-                                                     cfg.refine_reach)
+                                                     cfg.refine_reach, realign=realign)
     return found
 
 
@@ -324,22 +330,54 @@ REFINE_PPM = 1.0
 """Pixels per mm of the local view a window is re-centred on (finer than the search)."""
 
 
-def refine_blobs(image: npt.NDArray[Any], profile: Any, blobs: list[CubeBlob], reach: float = 0.45) -> list[CubeBlob]:
+def refine_blobs(image: npt.NDArray[Any], profile: Any, blobs: list[CubeBlob], reach: float = 0.45,
+                 *, realign: bool = False, again: bool = True) -> list[CubeBlob]:
     """``blobs`` re-centred on the cube's top face (:func:`refine_center`), each in a local view of
-    the top's plane at ``REFINE_PPM`` cut from the frame aligned with the window's edges."""
+    the top's plane at ``REFINE_PPM`` cut from the frame aligned with the window's edges.
+
+    ``realign`` (models whose ``CropSpec.realign`` says so): the edge angle is then measured again
+    on the re-centred top in that view (one cube side, as :func:`angle_residual` measures it) and the
+    window turned by it: the search's angle comes from a coarse blob of top, side faces and shadow
+    and can be off by 10-40 degrees in a close oblique view, where a crop turned off the top's
+    edges can read another numeral."""
     if not blobs:
         return []
     side_px = blobs[0].side_mm * REFINE_PPM
-    _, _, n = _fit_geometry(side_px, reach)
+    _, c0, n = _fit_geometry(side_px, reach)
     views = cube_patches(image, profile, blobs, n, n / side_px)
     out = []
-    for blob, (du, dv) in zip(blobs, _square_fits(np.vstack(views), len(views), side_px, reach), strict=True):
+    half = max(7, round(ANGLE_VIEW_SIDES * side_px)) // 2
+    for i, (blob, (du, dv)) in enumerate(zip(blobs, _square_fits(np.vstack(views), len(views), side_px, reach),
+                                             strict=True)):
         # view columns run along the edge direction, rows against its perpendicular (cube_patch)
         t = math.radians(blob.rotation_deg)
+        rot = blob.rotation_deg
+        a = 0.0
+        if realign:
+            u, v = c0 + int(du), c0 + int(dv)
+            sub = views[i][v - half:v + half + 1, u - half:u + half + 1].astype(np.float32)
+            gx = cv2.Sobel(sub, cv2.CV_32F, 1, 0, ksize=3)
+            gy = cv2.Sobel(sub, cv2.CV_32F, 0, 1, ksize=3)
+            a = (_edge_angle(gx, gy, cv2.magnitude(gx, gy), half, half, half) + 45.0) % 90.0 - 45.0
+            rot = (blob.rotation_deg + REALIGN_SIGN * a) % 90.0
         du, dv = du / REFINE_PPM, dv / REFINE_PPM
         out.append(replace(blob, center_mm=(blob.center_mm[0] + math.cos(t) * du + math.sin(t) * dv,
-                                            blob.center_mm[1] + math.sin(t) * du - math.cos(t) * dv)))
+                                            blob.center_mm[1] + math.sin(t) * du - math.cos(t) * dv),
+                           rotation_deg=rot))
+        if realign and again and abs(a) > REALIGN_AGAIN_DEG:
+            # turned much: centre and angle were measured on a view turned off the top; once more
+            out[-1] = refine_blobs(image, profile, [out[-1]], reach, realign=True, again=False)[0]
     return out
+
+
+REALIGN_AGAIN_DEG = 4.0
+"""A window :func:`refine_blobs` turned by more than this is re-centred and turned once more, on a
+view aligned with its new angle."""
+
+
+REALIGN_SIGN = -1.0
+"""The view of :func:`refine_blobs` is mirrored against the board (rows run against the edge's
+perpendicular), so an angle measured in it turns the window the other way on the board."""
 
 
 def _edge_angle(gx: npt.NDArray[Any], gy: npt.NDArray[Any], mag: npt.NDArray[Any], x: int, y: int, r: int) -> float:
@@ -440,18 +478,18 @@ def cube_patches(image: npt.NDArray[Any], profile: Any, blobs: list[CubeBlob], p
     """:func:`cube_patch` of several windows (their corners projected in one call)."""
     if not blobs:
         return []
-    corners = []
-    for blob in blobs:
-        side = sides * blob.side_mm
+    # the crops' corners (pixel edges) on their planes; a crop is small enough for lens distortion
+    # across it to be a plain perspective map
+    corners = np.empty((4 * len(blobs), 3), np.float64)
+    signs = ((-1.0, 1.0), (1.0, 1.0), (1.0, -1.0), (-1.0, -1.0))  # (along the edge, along its perpendicular)
+    for i, blob in enumerate(blobs):
+        h = sides * blob.side_mm / 2
         t = math.radians(blob.rotation_deg)
-        eu = np.array([math.cos(t), math.sin(t)]) * (side / 2)
-        eup = np.array([-math.sin(t), math.cos(t)]) * (side / 2)
-        c = np.asarray(blob.center_mm, np.float64)
-        # the crop's corners (pixel edges) on the plane; a crop is small enough for lens distortion
-        # across it to be a plain perspective map
-        for q in (c - eu + eup, c + eu + eup, c + eu - eup, c - eu - eup):
-            corners.append((q[0], q[1], blob.z_mm))
-    img = profile.board_to_image(np.array(corners)).astype(np.float32)
+        c, sn = math.cos(t) * h, math.sin(t) * h
+        x, y = blob.center_mm
+        for k, (a, b) in enumerate(signs):
+            corners[4 * i + k] = (x + a * c - b * sn, y + a * sn + b * c, blob.z_mm)
+    img = profile.board_to_image(corners).astype(np.float32)
     src = np.array([[0, 0], [px, 0], [px, px], [0, px]], np.float32)
     # warpPerspective samples pixel centres (i, j) of the crop at m @ (i, j); shift by half a pixel
     half = np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]])
@@ -518,13 +556,16 @@ class CubeNumeral:
 
     @staticmethod
     def decide(p: npt.NDArray[np.float64]) -> NumeralRead:
-        faces = p[1:].reshape(len(MODEL_FACES), 4)
-        per_face = faces.sum(axis=1)
-        i = int(np.argmax(per_face))
-        cube_p = float(1.0 - p[0])
-        if p[0] >= per_face[i]:
-            return NumeralRead(None, float(p[0]), 0, cube_p)
-        return NumeralRead(MODEL_FACES[i], float(per_face[i]), int(np.argmax(faces[i])), cube_p)
+        """The read of one crop's 25 class probabilities (plain Python on 25 numbers: numpy's
+        per-call cost was most of it)."""
+        q = p.tolist()
+        per_face = [q[1 + 4 * k] + q[2 + 4 * k] + q[3 + 4 * k] + q[4 + 4 * k] for k in range(len(MODEL_FACES))]
+        i = max(range(len(per_face)), key=per_face.__getitem__)
+        cube_p = 1.0 - q[0]
+        if q[0] >= per_face[i]:
+            return NumeralRead(None, q[0], 0, cube_p)
+        turns = q[1 + 4 * i:5 + 4 * i]
+        return NumeralRead(MODEL_FACES[i], per_face[i], max(range(4), key=turns.__getitem__), cube_p)
 
     def patches(self, image: npt.NDArray[Any], profile: Any, blobs: list[CubeBlob]) -> list[npt.NDArray[np.uint8]]:
         """The crops this model reads, of the given windows."""
@@ -576,15 +617,17 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
     if numeral is None:
         numeral = default_numeral()
     refine = isinstance(numeral, CubeNumeral) and numeral.crop.refine
+    realign = refine and isinstance(numeral, CubeNumeral) and numeral.crop.realign
     found = find_cube_candidates(image, sampler, cfg)
     if not found:
         return None
     if isinstance(numeral, CubeNumeral) and cfg.side_probes and cfg.decisive_first:
-        quick = _decisive_read(image, sampler, found[: cfg.model_candidates], numeral, cfg, refine)
+        quick = _decisive_read(image, sampler, found[: cfg.model_candidates], numeral, cfg, refine, realign)
         if quick is not None:
             return quick
     if refine:
-        found[: cfg.model_candidates] = refine_blobs(image, profile, found[: cfg.model_candidates], cfg.refine_reach)
+        found[: cfg.model_candidates] = refine_blobs(image, profile, found[: cfg.model_candidates], cfg.refine_reach,
+                                                     realign=realign)
     if numeral is None or isinstance(numeral, NoNumeral):
         blob = _pick(found, cfg)
         assert blob is not None
@@ -667,7 +710,7 @@ def _face_threshold(cfg: CubeConfig, face: int, position: CubePosition | None) -
 
 
 def _decisive_read(image: npt.NDArray[Any], sampler: CubeSampler, top: list[CubeBlob], numeral: CubeNumeral,
-                   cfg: CubeConfig, refine: bool) -> CubeReading | None:
+                   cfg: CubeConfig, refine: bool, realign: bool = False) -> CubeReading | None:
     """The reading of the most contrasted window alone, when it is decisive; None: judge them all.
 
     The model judges the most contrasted window (the cube in ~95 % of frames), its side probes, and
@@ -685,7 +728,7 @@ def _decisive_read(image: npt.NDArray[Any], sampler: CubeSampler, top: list[Cube
     profile = sampler.profile
     pos0 = cube_position(profile, top[0].center_mm, cfg)[0]
     rivals = [b for b in top[1:] if cube_position(profile, b.center_mm, cfg)[0] is not pos0]
-    blob = refine_blobs(image, profile, top[:1], cfg.refine_reach)[0] if refine else top[0]
+    blob = refine_blobs(image, profile, top[:1], cfg.refine_reach, realign=realign)[0] if refine else top[0]
     probes = side_probes(sampler, blob)
     if not probes:
         return None

@@ -164,7 +164,7 @@ class CubeSample:
 def samples_of_frame(png: Path, truth: dict[str, Any], image: npt.NDArray[np.uint8], sampler: CubeSampler,
                      cfg: CubeConfig, rng: random.Random, negatives: int = 1,
                      max_finder_negatives: int = 4, refine: bool = False,
-                     side_negative: float = 1.2) -> list[CubeSample]:
+                     side_negative: float = 1.2, realign: bool = False) -> list[CubeSample]:
     """The crops inference would cut from this frame: the finder's windows, labelled by the truth
     (the window nearest the cube, within 3/4 of a side, is the cube; windows away from it are not),
     (the ``max_finder_negatives`` most cube-like) and ``negatives`` random windows where a cube could rest.
@@ -176,7 +176,7 @@ def samples_of_frame(png: Path, truth: dict[str, Any], image: npt.NDArray[np.uin
     cx, cy, cz = tc["center_mm"]
     face, rot = int(tc["face"]), float(tc["rotation_deg"])
     out: list[CubeSample] = []
-    cands = find_cube_candidates(image, sampler, cfg, refine=refine)
+    cands = find_cube_candidates(image, sampler, cfg, refine=refine, realign=realign)
     dist = [math.hypot(b.center_mm[0] - cx, b.center_mm[1] - cy) for b in cands]
     hit = min(range(len(cands)), key=lambda i: dist[i]) if cands else -1
     if hit >= 0 and dist[hit] <= 0.75 * size:
@@ -222,7 +222,8 @@ def collect(name: str, seed: int, negatives: int = 1, cameras: int | None = None
             samplers.clear()
             samplers[key] = CubeSampler(profile_for(truth), crop.search_ppm)
         out.extend(samples_of_frame(png, truth, load_image(png), samplers[key], cfg, rng, negatives,
-                                    refine=crop.refine, side_negative=0.8 if crop.refine else 1.2))
+                                    refine=crop.refine, side_negative=0.8 if crop.refine else 1.2,
+                                    realign=crop.realign))
     return out
 
 
@@ -554,6 +555,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="also train on a set's first CAMERAS cameras (all when omitted), e.g. hard_train, fresh:100")
     t.add_argument("--search-ppm", type=float, default=NEW_CROP.search_ppm,
                    help="pixels per mm of the finder's search views (recorded with the model's crop)")
+    t.add_argument("--realign", action="store_true", help="turn re-centred windows onto the top's edges (CropSpec.realign)")
     t.add_argument("--calibrate", action="store_true", help="fit the probability's temperature on the validation slices")
     e = sub.add_parser("eval", help="read the held-out cube set")
     e.add_argument("--set", default="heldout", choices=[*sorted(SETS), "frames"],
@@ -591,7 +593,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.what in (None, "train"):
         a = args if args.what else t.parse_args([])
         print(train(a.out or CUBE_MODEL, seed=a.seed, epochs=a.epochs, copies=a.copies, cameras=a.cameras,
-                    side_cameras=a.side_cameras, crop=OLD_CROP if a.old_crop else replace(NEW_CROP, search_ppm=a.search_ppm),
+                    side_cameras=a.side_cameras, crop=OLD_CROP if a.old_crop else replace(NEW_CROP, search_ppm=a.search_ppm, realign=a.realign),
                     widths=tuple(int(w) for w in a.widths.split(",")),
                     extra=tuple(_set_arg(x) for x in a.extra), calibrate=a.calibrate))
         return 0

@@ -87,7 +87,7 @@ def test_only_the_most_die_like_moved_centres_are_read_in_full() -> None:
     # 5 mm left of the die: of the 8 moved centres (0.3 edges = 4.8 mm) the one to the right lands
     # on the die, its neighbours above and below-right 3.4 mm off (doubtful), the rest are no die
     start = (DIE[0] - 5.0, DIE[1])
-    for climbers, full in ((1, 1), (2, 2), (0, 3)):
+    for climbers, full in ((1, 1), (2, 2), (0, 3)):  # 0: all
         FULL_READS.clear()
         dcfg = dataclasses.replace(DiceConfig(), recentre_climbers=climbers)
         mm, g = _recentre([start], dcfg)

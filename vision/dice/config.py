@@ -48,10 +48,12 @@ class DiceConfig:
     face model rejected at the detector's centre were 4-9 mm off it)."""
     recentre_max_notdie: float = 0.9
     """See ``recentre_edges``."""
-    recentre_climbers: int = 0
+    recentre_climbers: int = 2
     """Of a re-centred candidate's 8 moved centres, read once each, this many (the most die-like
     first) are read in full (shifted grids, 8-turn check; 0: every one the up-face reading would
-    re-read)."""
+    re-read, as in session 5).  Seen seeds, right / wrong / unsure / missed / false, 0 -> 2:
+    900040-900339 464/0/70/66/1 both, 900340-900579 386/0/48/46/0 both; 1 lost 2 dice on
+    900040-900339.  The dice stage's CPU on 900000-900029: 10.50 -> 9.97 ms (loaded machine)."""
     recentre_moved_max_notdie: float = 0.01
     """A moved reading replaces the candidate's only when its P(not a die) is below this (stricter
     than ``top_notdie_max``: a search over 8 more squares finds die-like texture more often; on seeds

@@ -52,3 +52,22 @@ def test_low_tilt_seeds_lean_on_walls_at_small_tilts_and_held_out_seeds_keep_the
     assert tilts[True] and all(MIN_TILT - 1e-6 <= t <= LOW_MAX_TILT + 1e-6 for t in tilts[True])
     assert max(tilts[False]) > LOW_MAX_TILT + 5 and max(tilts[False]) <= MAX_TILT + 1e-6
     assert leaning[True] > leaning[False]
+
+
+def test_tuning_may_leave_a_share_of_the_tuning_dice_beyond_a_threshold() -> None:
+    """``tune(allow=...)``: with 10 flat dice and allow 0.1 the cocked threshold comes from the second
+    highest P(leaning) + P(on die) (one outlier no longer sets it alone), raised by half its distance
+    to 1; allow 0 keeps the highest; the flat threshold the same way from the cocked dice."""
+    import pytest
+
+    from vision.training.pose import tally, tune
+
+    up = [0.9, 0.5, 0.3, 0.2, 0.1, 0.1, 0.05, 0.02, 0.01, 0.0]
+    rows = [{"frame": "f", "label": 0, "at_found": [1 - u, u, 0.0], "hidden": False, "tilt": 0.0, "leaning_on": None} for u in up]
+    rows += [{"frame": "f", "label": 1, "at_found": [f, 1 - f, 0.0], "hidden": False, "tilt": 20.0, "leaning_on": "rail"} for f in (0.8, 0.1, 0.0)]
+    assert tune(rows)["leaning_min_probability"] == pytest.approx(0.95)
+    assert tune(rows, allow=0.1)["leaning_min_probability"] == pytest.approx(0.75)
+    assert tune(rows)["flat_min_probability"] == pytest.approx(0.9)
+    assert tune(rows, allow=0.34)["flat_min_probability"] == pytest.approx(0.55)
+    t = tally(rows, tune(rows, allow=0.1))
+    assert (t["flat_called_cocked"], t["cocked_found"]) == (1, 2)

@@ -560,19 +560,22 @@ def tally(rows: list[dict[str, Any]], th: dict[str, float], where: str = "at_fou
     return t
 
 
-def tune(rows: list[dict[str, Any]], where: str = "at_found", *, pooled: bool = True) -> dict[str, float]:
+def tune(rows: list[dict[str, Any]], where: str = "at_found", *, pooled: bool = True, allow: float = 0.0) -> dict[str, float]:
     """Thresholds from a tuning slice: the lowest P(flat) that calls no cocked die flat, and the lowest
     cocked threshold that calls no flat die cocked, each raised by half its distance to 1; P(on die)
     0.5 tells a cocked die on the other die from a leaning one.  ``pooled``: one cocked threshold for
     P(leaning) and P(on the other die), from the flat dice's highest P(leaning) + P(on die) (their two
     tails together: a slice of ~470 flat dice leaves the on-die tail alone too thin; the die_pose.onnx
     of 04:14 called 4 of 660 held-out flat dice cocked at the split rule's 0.9646, 0 at the pooled
-    0.99709); else (``--split``) each from its own tail."""
+    0.99709); else (``--split``) each from its own tail.  ``allow``: the share of the slice's dice a
+    threshold may leave beyond it (from the (k+1)-th highest value, k = floor(``allow`` x n): one outlier
+    of a large seen slice no longer sets it alone; 0: the highest)."""
     ok = [b for r in rows if not r["hidden"] and (b := probs(r, where)) is not None]
     labels = [r["label"] for r in rows if r[where] is not None and not r["hidden"]]
 
     def above(vals: list[float]) -> float:
-        return round(min(0.9999, 1 - (1 - max(vals, default=0.5)) / 2), 5)
+        top = sorted(vals, reverse=True)[int(allow * len(vals)):] or [0.5]
+        return round(min(0.9999, 1 - (1 - top[0]) / 2), 5)
 
     flat = [p for p, y in zip(ok, labels, strict=True) if y == 0]
     lean, on = (above([p[1] + p[2] for p in flat]),) * 2 if pooled else (above([p[1] for p in flat]), above([p[2] for p in flat]))
@@ -604,6 +607,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--tune-rows", type=Path, nargs="+", required=True, help="rows the thresholds are tuned on")
     c.add_argument("--rows", type=Path, nargs="+", required=True, help="rows the calls are counted on")
     c.add_argument("--split", action="store_true", help="separate leaning / on-die thresholds (else pooled)")
+    c.add_argument("--allow", type=float, default=0.0, help="share of the tuning dice a threshold may leave beyond it")
     c.add_argument("--out", type=Path, default=None)
     e = sub.add_parser("eval", help="flat / cocked / on-die calls on held-out pose renders")
     e.add_argument("--first", type=int, default=POSE_EVAL_SEEDS.start)
@@ -633,8 +637,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.what == "calls":
         tuning = [r for f in args.tune_rows for r in json.loads(f.read_text())]
         counted = [r for f in args.rows for r in json.loads(f.read_text())]
-        th = tune(tuning, pooled=not args.split)
-        res_c = {"tuned_on": [str(f) for f in args.tune_rows], "tuning_dice": len(tuning), "tuned": th,
+        th = tune(tuning, pooled=not args.split, allow=args.allow)
+        res_c = {"tuned_on": [str(f) for f in args.tune_rows], "tuning_dice": len(tuning), "allow": args.allow, "tuned": th,
                  "rows": [str(f) for f in args.rows], "calls": tally(counted, th)}
         text = json.dumps(res_c, indent=2)
         print(text)

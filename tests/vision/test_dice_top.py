@@ -190,7 +190,7 @@ class _Counting:
 @pytest.mark.parametrize(("tta_face", "stands"), [(5, True), (2, False)])
 def test_a_decisive_first_reading_is_checked_in_its_turns_without_the_grid(tta_face: int, stands: bool) -> None:
     img = _view(np.full((200, 200), 128, np.uint8))
-    model = _Counting(5, 0.995, 0.001, tta_face)
+    model = _Counting(5, 0.995, 0.001, tta_face)  # decisive, below top_sure_min_probability
     mm, g = read_top_faces(img, _Plane(), np.array([[60.0, 70.0]]), 16.0, model, DiceConfig())  # type: ignore[arg-type]
     assert model.reads == [(1, False), (1, True)]  # no 3 x 3 re-read
     assert np.allclose(mm[0], [60.0, 70.0])
@@ -206,6 +206,19 @@ def test_a_decisive_first_reading_is_checked_in_its_turns_without_the_grid(tta_f
     mm, g = read_top_faces(img, _Plane(), np.array([[60.0, 70.0]]), 16.0, model,  # type: ignore[arg-type]
                            DiceConfig(top_check_unmoved=False))
     assert model.reads == [(1, False), (8, False)] and (g[0].face, g[0].probability) == (5, 0.95)
+
+
+@pytest.mark.parametrize(("probability", "reads"), [(0.999, [(1, False)]), (0.997, [(1, False), (1, True)])])
+def test_a_reading_sure_beyond_doubt_stands_without_the_check(probability: float, reads: list[tuple[int, bool]]) -> None:
+    img = _view(np.full((200, 200), 128, np.uint8))
+    model = _Counting(4, probability, 0.001, 2)  # the 8 turns would read 2: only a checked reading hears them
+    _, g = read_top_faces(img, _Plane(), np.array([[60.0, 70.0]]), 16.0, model, DiceConfig())  # type: ignore[arg-type]
+    assert model.reads == reads
+    assert (g[0].face, g[0].probability >= 0.9) == ((4, True) if probability >= 0.998 else (2, False))
+    model = _Counting(4, 0.999, 0.001, 2)  # the skip off: every decisive reading is checked
+    _, g = read_top_faces(img, _Plane(), np.array([[60.0, 70.0]]), 16.0, model,  # type: ignore[arg-type]
+                          DiceConfig(top_sure_min_probability=1.01))
+    assert model.reads == [(1, False), (1, True)] and g[0].face == 2
 
 
 class _Parallax:

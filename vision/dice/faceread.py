@@ -37,7 +37,8 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
                    model: FaceClassifier, dcfg: DiceConfig = DICE) -> tuple[npt.NDArray[np.float64], list[FaceGuess]]:
     """Read candidates (board mm, on the plane ``z`` = the die's edge) on their rectified up faces
     (:mod:`vision.dice.topface`).  A candidate the first reading calls a die decisively
-    (``DiceConfig.top_decisive_*``) goes straight to the check below; one it does not reject is
+    (``DiceConfig.top_decisive_*``) goes straight to the check below (or, sure beyond doubt,
+    ``top_sure_min_probability``, stands without it); one it does not reject is
     re-read on the 3 x 3 grid of squares shifted by ``DiceConfig.top_refine_shift_px`` patch pixels
     (slices of one rectified window per candidate): the most die-like square wins when it is clearly
     a die, and the grid's die-like squares vote on its face.  The square kept, moved or not, is read
@@ -58,10 +59,12 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
     out = list(first)
     # (candidate, square's shift in patch px, the grid agrees on its face, moved): read in 8 turns
     # at the end
+    decisive = [i for i, f in enumerate(first)
+                if f.not_die < dcfg.top_decisive_max_notdie and f.probability >= dcfg.top_decisive_min_probability]
+    # a reading sure beyond doubt (``top_sure_min_probability``) stands as it is
     check: list[tuple[int, tuple[int, int], bool, bool]] = [
-        (i, (0, 0), True, False) for i, f in enumerate(first)
-        if f.not_die < dcfg.top_decisive_max_notdie and f.probability >= dcfg.top_decisive_min_probability]
-    done = {i for i, _, _, _ in check}
+        (i, (0, 0), True, False) for i in decisive if first[i].probability < dcfg.top_sure_min_probability]
+    done = set(decisive)
     todo = [i for i, f in enumerate(first) if f.not_die < dcfg.top_refine_max_notdie and i not in done]
     grid = [(dx, dy) for dx in (0, -s, s) for dy in (0, -s, s)]
     at = {i: (0, 0) for i in todo}  # the square's shift so far

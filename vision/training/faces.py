@@ -33,21 +33,34 @@ DICE_TRAIN_SEEDS = range(20_000, 30_000)
 evaluation seed)."""
 
 
-def augment(img: U8Array, s: Square, rng: random.Random, jitter_sides: float = 0.06) -> np.ndarray:
-    """One augmented, normalised patch: the same crop code as inference, jittered."""
+def augment(img: U8Array, s: Square, rng: random.Random, jitter_sides: float = 0.06, *,
+            strong: bool = False) -> np.ndarray:
+    """One augmented, normalised patch: the same crop code as inference, jittered.  ``strong``
+    (the photo fine-tune): a wider scale (0.8-1.45 sides), a random perspective warp of up to 10 %
+    of the patch per corner (an oblique die), more and stronger blur, and a gamma change."""
     jitter = jitter_sides * s.side
     sq = Square(
         s.cx + rng.uniform(-jitter, jitter),
         s.cy + rng.uniform(-jitter, jitter),
-        s.side * rng.uniform(0.85, 1.3),
+        s.side * (rng.uniform(0.8, 1.45) if strong else rng.uniform(0.85, 1.3)),
         rng.uniform(0, 360),
     )
     g = img
     if rng.random() < 0.5:
         g = (255 - g).astype(np.uint8)
     patch = crop_patch(g, (sq.cx, sq.cy), sq.side, sq.angle)
-    if rng.random() < 0.3:
-        patch = cv2.GaussianBlur(patch, (3, 3), rng.uniform(0.3, 1.2))
+    if strong and rng.random() < 0.5:
+        n = PATCH - 1
+        src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+        dst = src + np.array([[rng.uniform(-0.1, 0.1) * n for _ in range(2)] for _ in range(4)], np.float32)
+        patch = cv2.warpPerspective(patch, cv2.getPerspectiveTransform(src, dst), (PATCH, PATCH),
+                                    flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if rng.random() < (0.5 if strong else 0.3):
+        patch = cv2.GaussianBlur(patch, (3, 3) if not strong else (5, 5),
+                                 rng.uniform(0.3, 1.6 if strong else 1.2))
+    if strong and rng.random() < 0.5:
+        lut = (255.0 * (np.arange(256) / 255.0) ** rng.uniform(0.6, 1.6)).astype(np.uint8)
+        patch = lut[patch]
     p = patch.astype(np.float32) * rng.uniform(0.6, 1.3) + rng.uniform(-40, 40)
     p += np.random.default_rng(rng.randrange(2**31)).normal(0, rng.uniform(0, 10), p.shape)
     return normalise_patch(np.clip(p, 0, 255).astype(np.uint8))
@@ -120,7 +133,8 @@ def negative_copies(counts: Counter[int], copies: int) -> int:
     return max(1, round(copies * (sum(counts.values()) - neg) / max(neg, 1)))
 
 
-def build_arrays(samples: list[Sample], copies: int, neg_copies: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def build_arrays(samples: list[Sample], copies: int, neg_copies: int, seed: int,
+                 strong: bool = False) -> tuple[np.ndarray, np.ndarray]:
     rng = random.Random(seed)
     cache: dict[Path, U8Array] = {}
     xs: list[np.ndarray] = []
@@ -133,7 +147,7 @@ def build_arrays(samples: list[Sample], copies: int, neg_copies: int, seed: int)
         img = cache[s.image]
         n = neg_copies if s.label == NOT_A_DIE else copies
         for _ in range(n):
-            xs.append(augment(img, s.square, rng, s.jitter))
+            xs.append(augment(img, s.square, rng, s.jitter, strong=strong))
             ys.append(s.label)
     return np.stack(xs)[:, None], np.array(ys, np.int64)
 
@@ -611,26 +625,48 @@ def fused_model_from_onnx(path: Path) -> Any:
     return model
 
 
+def photo_tune_slice(image: Path) -> bool:
+    """The tuning slice of the real photographs' TRAINING parts (never the held-out parts): the
+    ``crops_tomitomi3`` files with index % 5 == 1 and the ``webcam_matteop65/Train`` images whose
+    number is a multiple of 6.  A fine-tune with ``hold_tune`` leaves them out, so they can choose
+    between fine-tunes before the held-out sets are read."""
+    digits = "".join(ch for ch in image.stem if ch.isdigit())
+    if not digits:
+        return False
+    return int(digits) % 5 == 1 if image.suffix == ".bmp" else int(digits) % 6 == 0
+
+
+def photo_samples(root: Path, *, tune: bool | None = None) -> list[Sample]:
+    """The real photographs' training samples (``crops_tomitomi3`` index % 5 != 0 with negatives,
+    ``webcam_matteop65/Train`` candidates): all of them (``tune`` None), only the tuning slice
+    (:func:`photo_tune_slice`, True) or all but it (False)."""
+    samples = list(tomi_samples(root, held_out=False))
+    for jpg, cands, labels, _ in webcam_samples(root, "Train"):
+        samples.extend(Sample(jpg, c, lab) for c, lab in zip(cands, labels, strict=True) if lab is not None)
+    return samples if tune is None else [s for s in samples if photo_tune_slice(s.image) == tune]
+
+
 def finetune_photo(root: Path, out: Path, *, base: Path = MODELS / "die_face.onnx", seed: int = 7, epochs: int = 3,
-                   copies: int = 6, lr: float = 2e-4, synthetic: Path | None = None) -> dict[str, object]:
+                   copies: int = 6, lr: float = 2e-4, synthetic: Path | None = None, strong: bool = False,
+                   hold_tune: bool = False) -> dict[str, object]:
     """Fine-tune the photo face model on the real photographs' training parts (``crops_tomitomi3``
     index % 5 != 0, ``webcam_matteop65/Train``) and the drawn dice, at a low learning rate from the
-    committed weights; export ONNX and the record.  The held-out parts are never read here."""
+    committed weights; export ONNX and the record.  The held-out parts are never read here.
+    ``strong``: the heavier augmentation of :func:`augment`; ``hold_tune``: the tuning slice
+    (:func:`photo_tune_slice`) is left out."""
     import torch
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     t0 = time.time()
-    samples = list(tomi_samples(root, held_out=False))
-    for jpg, cands, labels, _ in webcam_samples(root, "Train"):
-        samples.extend(Sample(jpg, c, lab) for c, lab in zip(cands, labels, strict=True) if lab is not None)
+    samples = photo_samples(root, tune=False if hold_tune else None)
     if synthetic is not None:
         from vision.training.synthetic import synthetic_samples
 
         samples.extend(synthetic_samples(synthetic))
     counts = Counter(s.label for s in samples)
     neg_copies = negative_copies(counts, copies)
-    x, y = build_arrays(samples, copies, neg_copies, seed)
+    x, y = build_arrays(samples, copies, neg_copies, seed, strong=strong)
     print(f"samples {dict(sorted(counts.items()))} -> {len(y)} patches in {time.time() - t0:.0f}s", flush=True)
     model = fused_model_from_onnx(base)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
@@ -645,6 +681,7 @@ def finetune_photo(root: Path, out: Path, *, base: Path = MODELS / "die_face.onn
         "model": out.name, "base": base.name, "seed": seed, "epochs": epochs, "lr": lr, "copies": copies,
         "neg_copies": neg_copies, "train_samples": {str(k): v for k, v in sorted(counts.items())},
         "train_patches": len(y), "synthetic": str(synthetic) if synthetic else None,
+        "strong_augmentation": strong, "tuning_slice_left_out": hold_tune,
         "seconds": round(time.time() - t0), "torch": torch.__version__,
     }
     out.with_suffix(".train.json").write_text(json.dumps(record, indent=2) + "\n")
@@ -717,7 +754,9 @@ if __name__ == "__main__":
         outp = Path(a[1]) if len(a) > 1 else MODELS / "die_face.onnx"
         ep = int(a[2]) if len(a) > 2 else 3
         rate = float(a[3]) if len(a) > 3 else 2e-4
-        print(finetune_photo(shared_dir() / "dice", outp, epochs=ep, lr=rate, synthetic=cache_dir() / "synthetic_dice"))
+        flags = set(a[4:])  # "strong": heavier augmentation; "hold-tune": leave the tuning slice out
+        print(finetune_photo(shared_dir() / "dice", outp, epochs=ep, lr=rate, synthetic=cache_dir() / "synthetic_dice",
+                             strong="strong" in flags, hold_tune="hold-tune" in flags))
         raise SystemExit(0)
     if a and a[0] == "finetune-top":
         from vision.training.rendered import cache_dir

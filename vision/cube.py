@@ -109,6 +109,12 @@ class CubeConfig:
     """A read of 2 or 8 needs this probability: on a small or blurred cube the two numerals look
     alike (seen sets: 900111, an 8 read as 2 at 0.889; 900145, a 2 as 8 at 0.57; after the
     session-5 held-out measurement, 715138_7: an 8 read as 2 at 0.909, the only wrong read there)."""
+    half_turn_check: bool = False
+    """A read face stands only when the same crop turned half a turn reads the same face (the
+    model's most likely face of the turned crop): a numeral the model truly reads is read in any
+    turn, while its confident misreads (the committed model: a plain 4 read as 2 at 0.99, an 8 as
+    2, a 32 as 16, on seen cube sets) read otherwise once turned.  One more crop in the model pass
+    (a turned copy: no warp)."""
     shifted_own_confidence: float = 0.7
     """The shifted read must name the chosen window's own face when the window reads it at least
     this surely (below, the window straddles the top and a side face and its read is noise: 900207,
@@ -656,6 +662,7 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
     if not place_is_sure(nr.cube_probability, rivals, cfg):
         pconf = min(pconf, 0.5)
     face = nr.face if nr.face is not None and nr.confidence >= _face_threshold(cfg, nr.face, pos) else None
+    read_at = blob  # the window whose crop gave the face
     if cfg.side_probes and isinstance(numeral, CubeNumeral):
         beyond = _beyond_reads(image, sampler, blob, numeral, probe_probs.get(id(blob)))
         if face is not None and beyond and not _clear_beyond(face, beyond[0], beyond[1], cfg):
@@ -664,8 +671,13 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
             shifted = _shifted_read(image, sampler, blob, numeral, cfg, beyond, nr)
             if shifted is not None:
                 face, nr = shifted.face, shifted
+                read_at = side_probes(sampler, blob)[0]
     if face is not None and abs(angle_residual(image, profile, blob)) > cfg.max_angle_residual_deg:
         face = None  # the crop is turned off the top's edges: its numeral may read as another
+    if face is not None and cfg.half_turn_check and isinstance(numeral, CubeNumeral):
+        crop = numeral.patches(image, profile, [read_at])[0]
+        if not _half_turn_agrees(numeral, numeral.cube_probabilities([half_turned(crop)])[0], face):
+            face = None
     rotation = rotation_of(blob.rotation_deg, nr.quarter_turns) if face is not None else blob.rotation_deg
     return CubeReading(face, round(nr.confidence if face is not None else 0.0, 4), pos, round(rotation, 1),
                        round(pconf, 4))
@@ -733,15 +745,20 @@ def _decisive_read(image: npt.NDArray[Any], sampler: CubeSampler, top: list[Cube
     if not probes:
         return None
     judged = 1 + len(rivals)
-    p = numeral.cube_probabilities(numeral.patches(image, profile, [blob, *rivals, *probes]))
+    crops = numeral.patches(image, profile, [blob, *rivals, *probes])
+    if cfg.half_turn_check:
+        crops.append(half_turned(crops[0]))
+    p = numeral.cube_probabilities(crops)
     nr = numeral.decide(p[0])
     if (nr.face is None or nr.confidence < max(cfg.min_confidence, _face_threshold(cfg, nr.face, None))
             or nr.cube_probability < cfg.decisive_cube_probability):
         return None
     if any(1.0 - float(q[0]) > cfg.decisive_rival_cube_probability for q in p[1:judged]):
         return None
-    beyond = [numeral.decide(q) for q in p[judged:]]
+    beyond = [numeral.decide(q) for q in p[judged:judged + len(probes)]]
     if not _clear_beyond(nr.face, beyond[0], beyond[1], cfg):
+        return None
+    if cfg.half_turn_check and not _half_turn_agrees(numeral, p[-1], nr.face):
         return None
     half = beyond[0]
     if half.cube_probability >= cfg.side_probe_cube_probability and half.quarter_turns != nr.quarter_turns:
@@ -753,6 +770,16 @@ def _decisive_read(image: npt.NDArray[Any], sampler: CubeSampler, top: list[Cube
         return None
     return CubeReading(nr.face, round(nr.confidence, 4), pos, round(rotation_of(blob.rotation_deg, nr.quarter_turns), 1),
                        round(pconf, 4))
+
+
+def half_turned(crop: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """A crop turned half a turn (its numeral's up turned by two quarter turns)."""
+    return np.ascontiguousarray(crop[::-1, ::-1])
+
+
+def _half_turn_agrees(numeral: CubeNumeral, turned: npt.NDArray[np.float64], face: int) -> bool:
+    """Whether the class probabilities ``turned`` of a half-turned crop read ``face`` (its most likely face)."""
+    return numeral.decide(turned).face == face
 
 
 SIDE_PROBES = (0.5, 1.0)

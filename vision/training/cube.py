@@ -425,7 +425,8 @@ SWEEP = (0.5, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995)
 def evaluate_set(name: str = "heldout", model: Path | None = None,
                  items: list[tuple[Path, dict[str, Any]]] | None = None, *, cameras: int | None = None,
                  skip: int = 0, min_confidence: float | None = None, side_probes: bool = True,
-                 search_ppm: float | None = None) -> dict[str, Any]:
+                 search_ppm: float | None = None, overrides: dict[str, Any] | None = None,
+                 sweep: bool = True) -> dict[str, Any]:
     """Read every frame of a set with :func:`vision.cube.read_cube` (oracle profile); exact counts
     at ``min_confidence`` (default ``CubeConfig().min_confidence``), and of the reads made with no
     face threshold at every ``SWEEP`` threshold (the sweep's reads skip the steps an unsure face
@@ -433,7 +434,7 @@ def evaluate_set(name: str = "heldout", model: Path | None = None,
     from vision.cube import CubeNumeral, read_cube
 
     numeral = CubeNumeral(model or CUBE_MODEL)
-    cfg = CubeConfig(side_probes=side_probes)
+    cfg = replace(CubeConfig(side_probes=side_probes), **(overrides or {}))
     if min_confidence is not None:
         cfg = replace(cfg, min_confidence=min_confidence)
     raw_cfg = replace(cfg, min_confidence=0.0)
@@ -455,7 +456,7 @@ def evaluate_set(name: str = "heldout", model: Path | None = None,
             sampler, key = CubeSampler(profile_for(truth), search_ppm or numeral.crop.search_ppm), k
         image = load_image(png)  # the BGR frame, as vision.reader passes it
         raw = read_cube(image, sampler, cfg, numeral)
-        swept = read_cube(image, sampler, raw_cfg, numeral)  # every face, for the threshold sweep
+        swept = read_cube(image, sampler, raw_cfg, numeral) if sweep else raw  # every face, for the sweep
         res["n"] += 1
         tallies = (res["per_face"].setdefault(str(tc["face"]), {"n": 0, "right": 0, "wrong": 0, "unsure": 0}),
                    res["per_position"].setdefault(tc["position"], {"n": 0, "right": 0, "wrong": 0, "unsure": 0}))

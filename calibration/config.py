@@ -71,7 +71,11 @@ class CalibrationConfig:
     left 2-3 px off is not rejected as an outlier."""
     polish_restart_margin: float = 0.0
     """... a restart replaces the polished fit when its cost is lower by more than this."""
-    hinge_restarts_deg: tuple[float, ...] = (0.3, -0.3, 1.0, -1.0)
+    lens_restarts: tuple[float, ...] = (0.75, 0.85, 0.92)
+    """Uncalibrated camera: after the polish restarts the winner is also re-posed through cameras of these
+    multiples of its focal length with the same distortion in pixels and fitted again; the lowest polish edge
+    cost wins (:func:`calibration.board.lens_restarts`; empty: off)."""
+    hinge_restarts_deg: tuple[float, ...] = (0.3, -0.3)
     """Uncalibrated camera: after the polish restarts the winner is also tilted by these angles about its FAR
     edge (the near end moves toward / away from the camera, the far end stays) and fitted again; the lowest
     polish edge cost wins (:func:`calibration.board.hinge_restarts`; empty: off)."""

@@ -36,6 +36,7 @@ from typing import Any
 
 from referee.judge import (
     ROLLS,
+    Judgement,
     JudgementKind,
     LikelihoodConfig,
     board_logp,
@@ -533,6 +534,10 @@ def _near(d: SeenDie, places: Sequence[tuple[float, float]], mm: float) -> bool:
     return any(math.hypot(d.x - x, d.y - y) <= mm for x, y in places)
 
 
+def _near_any(xy: tuple[float, float], dice: Sequence[SeenDie], mm: float) -> bool:
+    return any(_near(d, [xy], mm) for d in dice)
+
+
 class Tracker:
     """Feeds on observations, returns events.  ``state`` is a frozen value (journal it, restore it)."""
 
@@ -541,6 +546,10 @@ class Tracker:
         self.state = state or TrackerState()
         self._again = False
         self._looks: list[tuple[CountReading, ...]] = []  # the looks at a held play's board (not journalled)
+        # where dice lay in the observation before this one (still, uncovered; else none): an opening die
+        # is taken once it lies where it lay (it rests), never while it still rolls (not journalled)
+        self._dice_before: tuple[tuple[float, float], ...] = ()
+        self._dice_now: tuple[tuple[float, float], ...] = ()
 
     # ------------------------------------------------------------------ seats and tables
     def _right_table(self, side: Side) -> str:
@@ -583,6 +592,8 @@ class Tracker:
         s = self.state
         if obs.seq <= s.seq:
             return []  # already seen (a resumed replay starts after the last journalled frame)
+        self._dice_before = self._dice_now
+        self._dice_now = tuple(d.center_mm for d in obs.dice) if obs.still and not obs.covered else ()
         if not obs.still or obs.covered:
             self.state = replace(s, seq=obs.seq, pending=None, pending_count=0)
             return []
@@ -737,8 +748,17 @@ class Tracker:
                                                                           strict=False))
         if sc.dice and moved and s.opening and cfg.judge is not None:
             read_by = {side for side, face, _, _ in s.opening if face}
-            later = [d for d in sc.dice if not _near(d, [(x, y) for _, _, x, y in s.opening], cfg.same_die_mm)
+            where = [(x, y) for _, _, x, y in s.opening]
+            later = [d for d in sc.dice if not _near(d, where, cfg.same_die_mm)
                      and (o := self._owner_by_place(d)) is not None and o.letter in read_by]
+            # every opening die known has been lifted, the checkers have surely moved (two regions changed,
+            # read at the reader's threshold) and a die lies elsewhere: the opening was played and that die
+            # is a later throw (7251 s5h: white's 4 read, black's opening 3 never; white played and lifted,
+            # and black's next 3-1 -- its 1 unread -- was taken for black's opening die)
+            changed = sum(c >= cc and seen != want for seen, want, c in zip(sc.board[:25], start[:25],
+                                                                             sc.confidences, strict=False))
+            if (not later and changed >= 2 and not any(_near(d, where, cfg.same_die_mm) for d in sc.dice)):
+                later = list(sc.dice)
             if later:
                 # a new die in the table of a player whose opening die is known is a later throw: the
                 # opening was played with a die unseen and its dice lifted (7243 s5g: white's 5 never read,
@@ -756,35 +776,54 @@ class Tracker:
             if len(shown) == 2 and shown[0] == shown[1] and not moved:  # a tie, lifted for the rethrow
                 self.state = replace(s, opening=())
             return out
-        # a die read once stays known (it may be missed in one reading); an unread one is forgotten
+        # a die read once stays known (it may be missed in one reading); an unread one is forgotten.  A known die
+        # not in sight gives way to a new die of the same player's (7228 s5f: a die read at 0.99 in BLACK's table
+        # where the renderer had none, then WHITE's opening die in his own: the game ran mirrored as a tie).
+        if s.stale_xy:  # a tie's dice, until lifted
+            self.state = s = replace(s, stale_xy=tuple(xy for xy in s.stale_xy if _near_any(xy, sc.dice, cfg.same_die_mm)))
         known = [k for k in s.opening if k[1] or any(_near(d, [(k[2], k[3])], cfg.same_die_mm) for d in sc.dice)]
         for d in sc.dice:
+            if _near(d, s.stale_xy, cfg.same_die_mm):
+                continue
             at = [n for n, (_, _, x, y) in enumerate(known) if _near(d, [(x, y)], cfg.same_die_mm)]
             if at:
                 side, face, x, y = known[at[0]]
                 if not face and d.face_sure and d.face is not None:  # its face read at last
                     known[at[0]] = (side, d.face, x, y)
-                    throw = self._throw(d, _side(side)) if d.sure else DieThrow(d.face)
-                    out.append(Emitted(OpeningDieThrown(_side(side), throw, t=t), seq, unsure=not d.sure))
                 continue
             owner = self._owner_by_place(d)
-            if owner is None or any(side == owner.letter for side, _, _, _ in known):
+            if owner is None or any(side == owner.letter and _near_any((x, y), sc.dice, cfg.same_die_mm)
+                                    for side, _, x, y in known):
+                continue
+            if not _near(d, self._dice_before, cfg.same_die_mm):
+                # not yet seen lying there: it may still roll; taken when it rests
+                self._again = True
                 continue
             face = d.face if d.face_sure and d.face is not None else 0
-            known.append((owner.letter, face, d.x, d.y))
-            if face:
-                throw = self._throw(d, owner) if d.sure else DieThrow(face)
-                out.append(Emitted(OpeningDieThrown(owner, throw, t=t), seq, unsure=not d.sure,
-                                   note="" if d.sure else "where the die rests is unsure: taken as valid"))
+            known = [k for k in known if k[0] != owner.letter] + [(owner.letter, face, d.x, d.y)]
         self.state = replace(s, opening=tuple(known))
+        # the opening throw goes to the laws once both dice lie in sight together, both faces read (then a
+        # die misread in flight or where none lay never becomes an opening die); a die never read is inferred
+        # from the opening play (_opening_from_play)
+        here = {_side(side): next(d for d in sc.dice if _near(d, [(x, y)], cfg.same_die_mm))
+                for side, face, x, y in known if face and _near_any((x, y), sc.dice, cfg.same_die_mm)}
+        if len(here) < 2:
+            return out
         faces = {_side(side): face for side, face, _, _ in known}
-        if len(known) == 2 and all(faces.values()) and faces[Side.WHITE] != faces[Side.BLACK]:
+        for player in (Side.WHITE, Side.BLACK):
+            d = here[player]
+            throw = self._throw(d, player) if d.sure else DieThrow(faces[player])
+            out.append(Emitted(OpeningDieThrown(player, throw, t=t), seq, unsure=not d.sure,
+                               note="" if d.sure else "where the die rests is unsure: taken as valid"))
+        if faces[Side.WHITE] != faces[Side.BLACK]:
             w, b = faces[Side.WHITE], faces[Side.BLACK]
             winner = Side.WHITE if w > b else Side.BLACK
             xy = {_side(side): (x, y) for side, _, x, y in known}
             self.state = replace(self.state, phase=Phase.PLAYING, turn=winner,
                                  dice=(faces[winner], faces[winner.opponent]),
                                  dice_xy=(xy[winner], xy[winner.opponent]), opening=(), start=start, move=1)
+        else:  # a tie: both on record; the dice are lifted for the rethrow (never taken again meanwhile)
+            self.state = replace(self.state, opening=(), stale_xy=tuple((x, y) for _, _, x, y in known))
         return out
 
     def _opening_from_play(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
@@ -810,10 +849,9 @@ class Tracker:
         _, opener, (a, b), play = pick
         doubtful = tuple(i + 1 for i in range(24) if sc.confidences[i] < self.config.count_confidence)
         out: list[Emitted] = []
-        for side, v in ((opener, a), (opener.opponent, b)):
-            if side not in read:
-                out.append(Emitted(OpeningDieThrown(side, DieThrow(v), t=t), seq, unsure=True,
-                                   note=f"opening die not read: {v}, inferred from the opening play"))
+        for side, v in ((opener, a), (opener.opponent, b)):  # (a die read waits for the pair: _opening_inferred)
+            out.append(Emitted(OpeningDieThrown(side, DieThrow(v), t=t), seq, unsure=side not in read,
+                               note="" if side in read else f"opening die not read: {v}, inferred from the opening play"))
         note = "the likeliest opening play" if best else "no legal play fits what was read: the nearest is taken"
         out.append(Emitted(PositionObserved(play.after, t=t), seq, doubtful, unsure=True, note=note))
         out.append(Emitted(DiceLifted(opener, t=t), seq))
@@ -848,10 +886,10 @@ class Tracker:
         doubtful = () if sure else tuple(i + 1 for i in range(24) if sc.board[i] != board[i]
                                          or calibrated(sc.readings[i], cfg) < cfg.fit_p)
         out: list[Emitted] = []
-        for side, v in ((opener, a), (opener.opponent, b)):
-            if side not in read:
-                out.append(Emitted(OpeningDieThrown(side, DieThrow(v), t=t), seq, unsure=not sure,
-                                   note=f"opening die not read: {v}, inferred from the opening play (p={post:.3f})"))
+        for side, v in ((opener, a), (opener.opponent, b)):  # (a die read waits for the pair: _opening_inferred)
+            out.append(Emitted(OpeningDieThrown(side, DieThrow(v), t=t), seq, unsure=side not in read and not sure,
+                               note="" if side in read else
+                               f"opening die not read: {v}, inferred from the opening play (p={post:.3f})"))
         out.append(Emitted(PositionObserved(play.after, t=t), seq, doubtful, unsure=not sure,
                            note="" if sure else f"the likeliest opening play (p={post:.3f}): please check"))
         out.append(Emitted(DiceLifted(opener, t=t), seq, unsure=not sure))
@@ -924,9 +962,12 @@ class Tracker:
             fresh.sort(key=lambda d: -d.face_conf)
 
         if s.phase is Phase.PLAYING:
-            if s.guess and len(s.dice_xy) < 2:
+            if s.guess and len(s.dice_xy) < 2 and (mover_dice or not s.dice_xy):
                 # the mover's own dice seen late (missed when they landed): new dice in his right-hand
-                # table are his, never the opponent's throw
+                # table are his, never the opponent's throw -- while a die of his seen is still there
+                # (7259 s5h: white's 2-4 read as 4 alone, white played and lifted; black's 1-3 thrown into
+                # white's table read as 1 alone, and taken for white's second die: a 4-1, and the record
+                # left the game at move 3)
                 late = [d for d in fresh if self._owner_by_place(d) is turn][:2 - len(s.dice_xy)]
                 if late:
                     assert s.dice is not None
@@ -941,8 +982,8 @@ class Tracker:
                 fresh = [d for d in fresh if self._owner_by_place(d) is not turn]
             if s.guess and s.dice is not None and len(s.dice_xy) == 2 and 0 in s.dice:
                 # a face unread when the dice landed, read now (the same die, where it lay)
-                now = self._faces_now(s.dice, s.dice_xy, mover_dice)
-                self.state = s = replace(s, dice=now, filled=s.filled or now != s.dice)
+                now, weak = self._faces_now(s.dice, s.dice_xy, mover_dice)
+                self.state = s = replace(s, dice=now, filled=s.filled or now != s.dice, weak=s.weak + weak)
             if not s.guess:  # a guessed throw goes to the laws with its play, at the end
                 out += self._checkers(sc, seq, t)
             lifted = len(mover_dice) < len(s.dice_xy)  # a turn ends when either die is lifted
@@ -1096,9 +1137,11 @@ class Tracker:
                    for (x, y), f in zip(s.dice_xy, faces, strict=True))
 
     def _faces_now(self, faces: tuple[int, int], places: tuple[tuple[float, float], ...],
-                   seen: Sequence[SeenDie]) -> tuple[int, int]:
-        """``faces`` with the unread ones (0) filled from dice read now at their places."""
+                   seen: Sequence[SeenDie]) -> tuple[tuple[int, int], tuple[int, ...]]:
+        """``faces`` with the unread ones (0) filled from dice read now at their places, and the faces so
+        filled that were read below ``call_face_confidence`` (weak: they may be misread)."""
         out = list(faces)
+        weak: list[int] = []
         for k, (x, y) in enumerate(places):
             if out[k]:
                 continue
@@ -1107,7 +1150,9 @@ class Tracker:
                             for j, (ox, oy) in enumerate(places) if j != k)]  # (the other die is not it)
             if near:
                 out[k] = int(near[0].face or 0)
-        return out[0], out[1]
+                if near[0].face_conf < self.config.call_face_confidence:
+                    weak.append(out[k])
+        return (out[0], out[1]), tuple(weak)
 
     def _confident_change(self, board: Board, sc: Scene) -> bool:
         """A region read with confidence differs from ``board``."""
@@ -1322,10 +1367,10 @@ class Tracker:
         known = 0 not in s.dice and (not s.guess or len(s.dice_xy) == 2)
         if known:
             allow = s.known and s.fix is None and s.start == s.sent and not s.filled
-            j = judge_play(before, s.dice, [sc.readings], cfg.judge, allow_illegal=allow, weak=s.weak)
-            roll = s.dice
+            roll, j = self._roll_judged(before, s.dice, [sc.readings], open_roll=s.guess, allow_illegal=allow)
+            known = roll == s.dice
         else:
-            roll, j = judge_throw(before, s.dice, [sc.readings], cfg.judge)
+            roll, j = judge_throw(before, s.dice, [sc.readings], cfg.judge, weak=s.weak)
         if j.unplayed:  # taken back unplayed (a void throw): it never reaches the laws; he throws again
             self.state = replace(s, dice=None, dice_xy=(), guess=False, phase=Phase.TO_THROW, move=s.move - 1)
             return []
@@ -1447,9 +1492,9 @@ class Tracker:
             mover, start, dice = s.hold
             before = position_of(start, _side(mover))
             if 0 not in dice:
-                j = judge_play(before, dice, [sc.readings], cfg, allow_illegal=False)
+                _, j = self._roll_judged(before, dice, [sc.readings], open_roll=s.hold_throw)
             else:
-                _, j = judge_throw(before, dice, [sc.readings], cfg)
+                _, j = judge_throw(before, dice, [sc.readings], cfg, weak=s.weak)
             if not j.fits or j.unplayed:
                 return False, []
             called = self._corrected_illegal(before, dice, j, sc, seq, t)
@@ -1500,17 +1545,16 @@ class Tracker:
         looks = self._looks or ([sc.readings] if sc is not None and sc.readings else [])
         self._looks = []
         if 0 not in dice:
-            roll = dice
-            j = judge_play(before, dice, looks, cfg, allow_illegal=False)
+            roll, j = self._roll_judged(before, dice, looks, open_roll=s.hold_throw)
         else:
-            roll, j = judge_throw(before, dice, looks, cfg)
+            roll, j = judge_throw(before, dice, looks, cfg, weak=s.weak)
         if sc is not None and sc.readings and looks != [sc.readings]:
             # the look at hand is the latest word: a board corrected since the earlier looks (7225 h5: 13/11
             # 13/10 read surely at the next throw, 13/11 8/5 put on record from the looks before the correction)
             if 0 not in dice:
-                now_roll, now = dice, judge_play(before, dice, [sc.readings], cfg, allow_illegal=False)
+                now_roll, now = self._roll_judged(before, dice, [sc.readings], open_roll=s.hold_throw)
             else:
-                now_roll, now = judge_throw(before, dice, [sc.readings], cfg)
+                now_roll, now = judge_throw(before, dice, [sc.readings], cfg, weak=s.weak)
             if (now.kind is JudgementKind.LEGAL and now.fits and not now.unplayed and now.play is not None
                     and (now.board != j.board or now_roll != roll)):
                 # (one look against the earlier ones: on record as the likeliest, never the ground for
@@ -1522,7 +1566,7 @@ class Tracker:
             return []
         keep = self.state
         self.state = replace(s, turn=turn)
-        out = self._on_record(turn, start, roll, j, seq, t, dice_read=0 not in dice, throw=s.hold_throw)
+        out = self._on_record(turn, start, roll, j, seq, t, dice_read=roll == dice, throw=s.hold_throw)
         # the phase and whose turn it is were already past the play
         self.state = replace(self.state, phase=Phase.GAME_OVER if self.state.phase is Phase.GAME_OVER else keep.phase,
                              turn=keep.turn, dice=keep.dice, dice_xy=keep.dice_xy, guess=keep.guess)
@@ -1546,12 +1590,32 @@ class Tracker:
         return [Emitted(PositionObserved(j.play.after.with_turn(_side(mover).opponent), t=t), seq, j.doubtful,
                         unsure=not sure, note="the illegal play corrected" + ("" if sure else ": please check"))]
 
+    def _roll_judged(self, before: Position, dice: tuple[int, int], looks: Sequence[Any], *, open_roll: bool,
+                     allow_illegal: bool = False) -> tuple[tuple[int, int], Judgement]:
+        """A play of a throw read whole (referee.judge.judge_play); when no play of it is sure and a face was
+        read below ``call_face_confidence`` (``TrackerState.weak``), the throw is judged again from its play
+        with that face open to doubt, and a roll that explains the play surely replaces the one read
+        (unsure: the players check).  7256 s5h: a 5-1 read 5-5 (the 1 at 0.993); its play 24/23 8/3 fits no
+        5-5 play, the likeliest was sent and the record left the game at move 1).  ``open_roll``: the throw
+        has not gone to the laws yet (it goes with its play); otherwise it stands as read."""
+        cfg = self.config.judge
+        assert cfg is not None
+        j = judge_play(before, dice, looks, cfg, allow_illegal=allow_illegal, weak=self.state.weak)
+        if (not open_roll or cfg.face_doubt <= 0 or j.kind is not JudgementKind.UNSURE
+                or not any(f in dice for f in self.state.weak if f)):
+            return dice, j
+        roll, other = judge_throw(before, dice, looks, cfg, weak=self.state.weak)
+        if (_hi_lo(roll) == _hi_lo(dice) or other.unplayed or other.play is None
+                or other.posterior < cfg.legal_margin or not other.fits):
+            return dice, j
+        return roll, other
+
     def _judged_throw(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
         """A throw not read fully: the (roll, play) pair likeliest by the board (referee.judge.judge_throw)."""
         s = self.state
         assert s.turn is not None and s.dice is not None and s.start is not None and self.config.judge is not None
         before = position_of(s.start, s.turn)
-        (a, b), j = judge_throw(before, s.dice, [sc.readings], self.config.judge)
+        (a, b), j = judge_throw(before, s.dice, [sc.readings], self.config.judge, weak=s.weak)
         if j.unplayed:
             # nothing was played and no roll explains that: the dice were taken back (a void throw the
             # camera could not tell); the throw never went to the laws, and the same player throws again

@@ -481,3 +481,96 @@ def test_an_opening_played_with_a_die_unseen_is_inferred_when_the_next_throw_lan
     assert ses.stats.infractions == 0
     games = ses.machine.match_record().games
     assert games and isinstance(games[0].actions[0], Move) and games[0].actions[0].play == "13/9 13/8"
+
+
+def test_a_die_landing_after_the_opening_was_played_is_a_later_throw_not_an_opening_die() -> None:
+    """7251 s5h: WHITE's opening 5 read, BLACK's 3 never; WHITE played and lifted the dice unseen, and BLACK's
+    next throw landed with one die read (a 6, the 2 missed).  The checkers had surely moved and the known
+    opening die was gone, so the 6 is no opening die: the opening is inferred from the play, the 6 is BLACK's
+    next throw.  Before, it was taken for BLACK's opening die (a 6-5 opening by BLACK) and the record left the
+    game at once."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    s = Script().show(START)
+    s.show(START, (die(5, Area.RIGHT_TABLE, W_SPOTS[0]),))  # BLACK's 3 missed
+    s.show(p1, (die(5, Area.RIGHT_TABLE, W_SPOTS[0]),))  # WHITE plays 5-3
+    six = (sure_face(die(6, Area.LEFT_TABLE, (480.0, 320.0))),)  # BLACK's next throw: the 2 missed
+    p2 = after(p1.with_turn(Side.BLACK), (6, 2), "24/18 13/11")
+    s.show(p1, six).show(p2, six).show(p2)
+    ses = session_run(s)
+    od = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, OpeningDieThrown)]
+    assert sorted((o.player, o.die.value) for o in od) == [(Side.WHITE, 5), (Side.BLACK, 3)]
+    throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
+    assert [(t.player, sorted(t.values)) for t in throws] == [(Side.BLACK, [2, 6])]
+    assert ses.stats.infractions == 0
+    moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
+    assert [(m.player, m.play) for m in moves] == [(Side.WHITE, "8/3 6/3"), (Side.BLACK, "24/18 13/11")]
+
+
+def test_a_play_no_play_of_the_faces_read_explains_is_judged_with_a_doubtful_face_open() -> None:
+    """7256 s5h: a 5-1 read as 5-5, the 1 read as a 5 at 0.993 (below call_face_confidence, so it may be
+    misread).  The play 24/23 13/8 is no 5-5 play; the throw is judged again from its play with that face
+    open to doubt: 5-1, asked (unsure), and the record follows the game.  Before, the likeliest 5-5 play
+    went on record and the laws left the game at the first move."""
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    b = (replace(die(5, Area.LEFT_TABLE, B_SPOTS[0]), face_confidence=0.999),
+         replace(die(5, Area.LEFT_TABLE, B_SPOTS[1]), face_confidence=0.993))  # truly a 1
+    p2 = after(p1, (5, 1), "24/23 13/8")
+    s.show(p1, b).show(p2, b).show(p2)
+    ses = session_run(s)
+    assert ses.stats.infractions == 0
+    throws = [j for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
+    assert [(j.emitted.event.player, sorted(j.emitted.event.values)) for j in throws] == [(Side.BLACK, [1, 5])]
+    assert throws[0].emitted.unsure  # a roll other than the faces read: the players check
+    moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
+    assert (moves[-1].player, moves[-1].play) == (Side.BLACK, "24/23 13/8")
+    assert ses.machine.position == p2
+
+
+def test_a_face_read_beyond_doubt_is_never_judged_away() -> None:
+    """The same, with both 5s read at 0.999: the faces stand (the likeliest 5-5 play, asked), never 5-1."""
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    b = (replace(die(5, Area.LEFT_TABLE, B_SPOTS[0]), face_confidence=0.999),
+         replace(die(5, Area.LEFT_TABLE, B_SPOTS[1]), face_confidence=0.999))
+    s.show(p1, b).show(after(p1, (5, 1), "24/23 13/8"), b).show(after(p1, (5, 1), "24/23 13/8"))
+    ses = session_run(s)
+    throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
+    assert [sorted(t.values) for t in throws] == [[5, 5]]
+
+
+def test_a_die_landing_after_the_movers_seen_die_was_lifted_is_not_his() -> None:
+    """7259 s5h: WHITE's 2-4 read as a 4 alone; WHITE played and lifted; BLACK's 1-3, thrown into WHITE's table,
+    read as a 1 alone, was taken for WHITE's second die (a 4-1: the record left the game).  Here BLACK's 6-4
+    is read as a 6 alone; once his 6 is gone, a die in his table is not his (the play is judged, 6-4)."""
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    p2 = after(p1, (6, 4), "24/18 13/9")
+    six = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])),)  # the 4 missed
+    s.show(p1, six).show(p2, six)
+    s.show(p2, (sure_face(die(2, Area.LEFT_TABLE, (560.0, 60.0))),))  # WHITE's die, in BLACK's table
+    ses = session_run(s)
+    throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
+    assert throws and (throws[0].player, sorted(throws[0].values)) == (Side.BLACK, [4, 6])
+    moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
+    assert (moves[-1].player, moves[-1].play) == (Side.BLACK, "24/18 13/9")
+    assert ses.stats.infractions == 0
+
+
+def test_the_opening_throw_waits_until_both_dice_lie_in_sight_together() -> None:
+    """7228 s5f: a 4 read in BLACK's table where no die lay (three still frames), then WHITE's opening 4 at
+    rest in his own table: taken as a 4-4 tie, and the game ran mirrored (0/23 caught).  The opening dice go
+    to the laws only once both lie in sight together; a die no longer in sight gives way to the player's
+    real die.  Here: the phantom, WHITE's 4 alone, then both (WHITE 4, BLACK 3): WHITE opens 4-3."""
+    p1 = after(START, (4, 3), "24/21 8/4")
+    phantom = die(4, Area.LEFT_TABLE, (200.0, 290.0))
+    w4 = die(4, Area.RIGHT_TABLE, W_SPOTS[0])
+    b3 = die(3, Area.LEFT_TABLE, B_SPOTS[0])
+    s = Script().show(START).show(START, (phantom,)).show(START, (w4,)).show(START, (w4, b3))
+    s.show(p1, (w4, b3)).show(p1)
+    ses = session_run(s)
+    od = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, OpeningDieThrown)]
+    assert [(o.player, o.die.value) for o in od] == [(Side.WHITE, 4), (Side.BLACK, 3)]
+    moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
+    assert [(m.player, m.dice, m.play) for m in moves][:1] == [(Side.WHITE, (4, 3), "24/21 8/4")]
+    assert ses.stats.infractions == 0 and ses.machine.on_roll is Side.BLACK

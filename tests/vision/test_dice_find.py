@@ -105,7 +105,7 @@ class _Shift:
 
 def test_the_centre_model_moves_candidates_onto_the_die_but_not_far(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(board, "centre_refiner", lambda: _Shift())
-    dcfg = DiceConfig()
+    dcfg = DiceConfig(centre_passes=1)
     near, far = (DIE[0] - 6.0, DIE[1] + 3.0), (DIE[0] + 0.8 * Z, DIE[1])  # 0.8 edges: beyond the limit
     gray = np.zeros((20, 20), np.uint8)
     out = board.refine_centres(gray, gray, None, np.array([near, far]), Z, dcfg)

@@ -312,18 +312,21 @@ def gray_near(image: npt.NDArray[Any], profile: Any, centres_mm: npt.NDArray[Any
 def refine_centres(image: npt.NDArray[Any], gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any],
                    z: float, dcfg: DiceConfig = DICE) -> npt.NDArray[np.float64]:
     """The detector's centres (board mm) moved by the centre model (:class:`vision.dice.detect.CentreRefiner`)
-    onto the die its window shows; a move longer than ``centre_max_move_edges`` die edges is not made
-    (the window then shows no die near its middle).  Without the model, the centres unchanged.
+    onto the die its window shows, ``centre_passes`` times (each pass from the last one's window); a
+    centre whose total move would exceed ``centre_max_move_edges`` die edges stays where the detector
+    put it (its window shows no die near its middle).  Without the model, the centres unchanged.
     ``gray`` is filled in around the moved centres."""
     model = centre_refiner()
-    if model is None or not len(mm):
-        return np.asarray(mm, np.float64)
-    out = np.asarray(mm, np.float64).copy()
-    d = model.offsets(gray, profile, out[:, :2], z)
-    ok = np.linalg.norm(d, axis=1) <= dcfg.centre_max_move_edges * z
-    out[ok, :2] += d[ok]
-    if ok.any():
-        gray_near(image, profile, out[ok, :2], z, dcfg.top_refine_shift_px, pose=False, into=gray)
+    start = np.asarray(mm, np.float64)
+    if model is None or not len(start) or dcfg.centre_passes <= 0:
+        return start
+    cur = start[:, :2].copy()
+    for _ in range(dcfg.centre_passes):
+        cur = cur + model.offsets(gray, profile, cur, z)
+        gray_near(image, profile, cur, z, dcfg.top_refine_shift_px, pose=False, into=gray)
+    out = start.copy()
+    ok = np.linalg.norm(cur - start[:, :2], axis=1) <= dcfg.centre_max_move_edges * z
+    out[ok, :2] = cur[ok]
     return out
 
 
@@ -391,7 +394,7 @@ def read_dice(
             return ()
         cmm = np.array([search.to_mm(p.u, p.v) for p in peaks])
         gray = gray_near(image, profile, cmm, search.z, dcfg.top_refine_shift_px, pose=False)
-        if dcfg.centre_refine:
+        if dcfg.centre_passes > 0:
             cmm = refine_centres(image, gray, profile, cmm, search.z, dcfg)
         mm, guesses = read_top_faces(gray, profile, cmm, search.z, top_model, dcfg)
         if dcfg.recentre_edges > 0:

@@ -34,9 +34,10 @@ class DiceConfig:
     (unsure, speckled cork read as a die: 140/0/22/24/2 -> 143/0/22/21/3) and cost ~1 ms: 8.
     Re-centring off, 8 -> 12 -> 16 with ``detect_min_score`` 0.15: 876/0/144/140/1 ->
     882/0/146/132/1 -> 897/1/143/119/2 (a wrong face and a false 4)."""
-    centre_refine: bool = False
+    centre_passes: int = 0
     """Move each detector centre by the centre model (``die_centre.onnx``: the offset to the die its
-    window shows) before the face is read (``board.refine_centres``)."""
+    window shows) before the face is read, this many times, each from the last move's window
+    (``board.refine_centres``; 0: off)."""
     centre_max_move_edges: float = 0.7
     """A centre-model move longer than this many die edges is not made."""
     recentre_edges: float = 0.3

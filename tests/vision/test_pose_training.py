@@ -71,3 +71,20 @@ def test_tuning_may_leave_a_share_of_the_tuning_dice_beyond_a_threshold() -> Non
     assert tune(rows, allow=0.34)["flat_min_probability"] == pytest.approx(0.55)
     t = tally(rows, tune(rows, allow=0.1))
     assert (t["flat_called_cocked"], t["cocked_found"]) == (1, 2)
+
+
+def test_the_tally_counts_leaning_dice_by_tilt_band() -> None:
+    """``tally``'s tilt bands: 5-10 degrees in 0-10, 44 in 30-45 (the last band takes steeper ones too),
+    a die on the other die apart; each band's n = found + unsure + called flat."""
+    from vision.training.pose import tally
+
+    th = {"leaning_min_probability": 0.9, "on_die_call_min_probability": 0.9, "flat_min_probability": 0.9,
+          "on_die_min_probability": 0.5}
+    rows = [{"frame": "f", "label": 1, "at_found": [0.0, 1.0, 0.0], "hidden": False, "tilt": 7.0, "leaning_on": "rail"},
+            {"frame": "f", "label": 1, "at_found": [0.5, 0.5, 0.0], "hidden": False, "tilt": 12.0, "leaning_on": "bar"},
+            {"frame": "f", "label": 1, "at_found": [0.95, 0.05, 0.0], "hidden": False, "tilt": 44.0, "leaning_on": "checker"},
+            {"frame": "f", "label": 1, "at_found": [0.0, 1.0, 0.0], "hidden": False, "tilt": 50.0, "leaning_on": "checker"},
+            {"frame": "f", "label": 2, "at_found": [0.0, 0.0, 1.0], "hidden": False, "tilt": 2.0, "leaning_on": "die_top"}]
+    bands = tally(rows, th)["cocked_by_tilt_n_found_unsure_flat"]
+    assert bands == {"0-10deg": [1, 1, 0, 0], "10-15deg": [1, 0, 1, 0], "30-45deg": [2, 1, 0, 1], "on die": [1, 1, 0, 0]}
+    assert list(bands) == ["0-10deg", "10-15deg", "30-45deg", "on die"]

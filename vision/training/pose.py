@@ -516,6 +516,8 @@ def config_thresholds(d: Any) -> dict[str, float]:
     return {k: getattr(d, k) for k in POSE_THRESHOLDS}
 
 
+TILT_BANDS = ((0, 10), (10, 15), (15, 20), (20, 30), (30, 45))
+"""The tilt bands (degrees) :func:`tally` counts leaning dice in (the last band takes every steeper tilt)."""
 POSE_THRESHOLDS = ("leaning_min_probability", "on_die_call_min_probability", "flat_min_probability", "on_die_min_probability")
 
 
@@ -525,6 +527,7 @@ def tally(rows: list[dict[str, Any]], th: dict[str, float], where: str = "at_fou
                          "cocked_n": 0, "cocked_found": 0, "cocked_unsure": 0, "cocked_flat": 0,
                          "on_die_n": 0, "on_die_found": 0}
     by_kind: dict[str, list[int]] = {}
+    by_band: dict[str, list[int]] = {}
     wrong: list[str] = []
     for r in rows:
         p = probs(r, where)
@@ -550,12 +553,14 @@ def tally(rows: list[dict[str, Any]], th: dict[str, float], where: str = "at_fou
             t["on_die_n"] += 1
             t["on_die_found"] += on
         kind = str(r["leaning_on"]) + ("" if r["label"] == 2 else f" {5 * int(r['tilt'] // 5)}-{5 * int(r['tilt'] // 5) + 5}deg")
-        k = by_kind.setdefault(kind, [0, 0, 0, 0])
-        k[0] += 1
-        k[1 + (0 if c is True else 1 if c is None else 2)] += 1
+        band = "on die" if r["label"] == 2 else next(f"{a}-{b}deg" for a, b in TILT_BANDS if r["tilt"] < b or b == TILT_BANDS[-1][1])
+        for k in (by_kind.setdefault(kind, [0, 0, 0, 0]), by_band.setdefault(band, [0, 0, 0, 0])):
+            k[0] += 1
+            k[1 + (0 if c is True else 1 if c is None else 2)] += 1
     t["cocked_recall"] = round(t["cocked_found"] / t["cocked_n"], 4) if t["cocked_n"] else None
     t["flat_called_cocked_rate"] = round(t["flat_called_cocked"] / t["flat_n"], 5) if t["flat_n"] else None
     t["cocked_by_kind_n_found_unsure_flat"] = dict(sorted(by_kind.items()))
+    t["cocked_by_tilt_n_found_unsure_flat"] = dict(sorted(by_band.items(), key=lambda kv: (kv[0] == "on die", int(kv[0].split("-")[0]) if kv[0][0].isdigit() else 0)))
     t["wrong"] = wrong[:60]
     return t
 

@@ -63,19 +63,32 @@ class FaceClassifier:
         twin :func:`vision.dice.topface.normalise_fast`); with ``tta`` each is read in its orientations
         ``views`` (of :data:`ALL_VIEWS`: a face's pip pattern is the same face turned or mirrored) and
         the probabilities averaged (calibrated, fewer unsure)."""
+        return [_guess(p) for p in self.mean_probabilities(patches, tta=tta, views=views)]
+
+    def mean_probabilities(self, patches: list[U8Array], *, tta: bool = True,
+                           views: tuple[int, ...] = ALL_VIEWS) -> npt.NDArray[np.float32]:
+        """(N, 7): each patch's probabilities, with ``tta`` the mean over its ``views``."""
         x = normalise_fast(patches)
         if not tta or len(x) == 0:
-            return [_guess(p) for p in self.probabilities(x)]
+            return self.probabilities(x)
         turns = [np.rot90(x, k % 4, axes=(2, 3)) for k in views]
         views_ = [v[:, :, :, ::-1] if k >= 4 else v for k, v in zip(views, turns, strict=True)]
         probs = self.probabilities(np.ascontiguousarray(np.concatenate(views_))).reshape(len(views_), len(x), -1)
-        return [_guess(p) for p in probs.mean(axis=0)]
+        out: npt.NDArray[np.float32] = probs.mean(axis=0)
+        return out
 
     def classify(
-        self, gray: U8Array, squares: list[tuple[tuple[float, float], float, float]], *, tta: bool = True
+        self, gray: U8Array, squares: list[tuple[tuple[float, float], float, float]], *, tta: bool = True,
+        scales: tuple[float, ...] = (1.0,),
     ) -> list[FaceGuess]:
-        """Classify squares ((cx, cy), side, angle) of a grey image."""
-        return self.classify_patches([crop_patch(gray, c, s, a) for c, s, a in squares], tta=tta)
+        """Classify squares ((cx, cy), side, angle) of a grey image, each cut at its side times every
+        one of ``scales`` and the probabilities averaged (a photo's candidate square may cut the
+        face's corner pips: ``DiceConfig.photo_read_scales``)."""
+        if not squares:
+            return []
+        patches = [crop_patch(gray, c, s * k, a) for k in scales for c, s, a in squares]
+        probs = self.mean_probabilities(patches, tta=tta).reshape(len(scales), len(squares), -1)
+        return [_guess(p) for p in probs.mean(axis=0)]
 
 
 def _guess(p: npt.NDArray[np.float32]) -> FaceGuess:

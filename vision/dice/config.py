@@ -111,6 +111,10 @@ class DiceConfig:
     """A die belongs to a pair when its colour is this many times nearer (Lab) that pair's than the other's."""
     owner_min_separation: float = 25.0
     """Pairs whose colours lie closer than this (Lab distance) are not told apart."""
+    cocked_face: bool = True
+    """Report the face of a die the pose model calls cocked (its face still needs ``face_needed``);
+    off: a die called cocked has no face (unsure): the throw is void whatever it shows, and a tilted
+    top shows a side face almost as much as its own."""
     tilted_face_min_probability: float = 0.97
     """A die the pose model does not think flat (P(flat) < 0.5) needs this face probability (a
     tilted die shows a side face almost as much as its top: 900150, a 4 leaning on the bar, read 2
@@ -122,6 +126,14 @@ class DiceConfig:
     face of sessions 3 and 4 on 900040-900399).  Tuning seeds (400 dice): 2 right dice fewer, the same
     1 wrong (a cocked 3 with P(flat) 0.71).  0.99 for every P(flat) < 0.5 instead: 6 fewer on the
     tuning seeds, 18 fewer of 720 on 900040-900399."""
+    photo_read_scales: tuple[float, ...] = (1.0, 1.1)
+    """The profile-free photo finder (``photo.find_dice``, ``die_face.onnx``) reads each candidate
+    square at these multiples of its side, probabilities averaged over them and the 8 views.  The
+    finder's square often cuts a face's corner pips (crops_tomitomi3 5s read 0.79-0.90 at 1.0).
+    Chosen on the photographs' tuning slice (``training.faces.photo_tune_slice``) with two
+    fine-tunes that never saw it (1.0 -> (1.0, 1.1): tomitomi 238 -> 240 of 240 for both, webcam
+    135 -> 135 and 136 of 140, 0 wrong); held out with the committed model: tomitomi 237 -> 239 of
+    240, webcam Valid 241 -> 242 of 245, 0 wrong."""
     top_refine_max_notdie: float = 0.5
     """Rectified up-face reading (``die_face_top.onnx``): candidates whose first reading has
     P(not a die) above this are not re-read (speed; tuning seeds: 0.9 and 0.5 read the same) ..."""

@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from vision.config import VisionConfig
 from vision.dice.classify import FaceClassifier
+from vision.dice.config import DiceConfig
 from vision.dice.find import find_candidates, nms
 from vision.preprocess import Square, to_gray
 
@@ -43,13 +44,16 @@ class FoundDie:
 
 
 def find_dice(
-    image: npt.NDArray[Any], classifier: FaceClassifier, config: VisionConfig | None = None
+    image: npt.NDArray[Any], classifier: FaceClassifier, config: VisionConfig | None = None,
+    dcfg: DiceConfig | None = None,
 ) -> list[FoundDie]:
-    """All dice in ``image`` (BGR or grey), left to right."""
+    """All dice in ``image`` (BGR or grey), left to right; each candidate read at the scales
+    ``DiceConfig.photo_read_scales``."""
     cfg = config or VisionConfig()
+    scales = (dcfg or DiceConfig()).photo_read_scales
     gray = to_gray(image)
     cands = find_candidates(gray, cfg)
-    guesses = classifier.classify(gray, [((c.cx, c.cy), c.side, c.angle) for c in cands])
+    guesses = classifier.classify(gray, [((c.cx, c.cy), c.side, c.angle) for c in cands], scales=scales)
     keep_idx = [i for i, g in enumerate(guesses) if g.not_die < cfg.photo_notdie_max_prob]
     scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in keep_idx]
     kept = [keep_idx[j] for j in nms([cands[i] for i in keep_idx], scores, cfg.find_nms_iou)]

@@ -440,7 +440,7 @@ def read_dice(
         c, g = cands[i], guesses[i]
         owner = owner_of(die_colour(image, c), dcfg) if dcfg.white_dice_bgr is not None else None
         need = face_needed(p_flat, config, dcfg)
-        face = g.face if g.probability >= need else None
+        face = g.face if g.probability >= need and (dcfg.cocked_face or cocked is not True) else None
         out.append(DieReading(
             face=face, face_confidence=round(g.probability, 4), cocked=cocked, cocked_confidence=round(cconf, 4),
             area=layout.area_of(x, y), boundary_mm=round(float(layout.distance_to_boundary_mm(x, y)), 2),

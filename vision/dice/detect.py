@@ -138,11 +138,19 @@ def centre_windows(gray: npt.NDArray[np.uint8], profile: Any, centres: npt.NDArr
     if not len(c):
         return np.zeros((0, 1, PATCH, PATCH), np.float32)
     raw = np.stack(top_face_patches(gray, profile, c, z, z, scales=np.full(len(c), CENTRE_WINDOW))).astype(np.float32)
-    flat = raw.reshape(len(c), -1)
-    lo, med, hi = np.percentile(flat, (10, 50, 90), axis=1)
+    lo, med, hi = _percentiles(raw.reshape(len(c), -1), (10, 50, 90))
     x = (raw - med[:, None, None]) / np.maximum(hi - lo, 8.0)[:, None, None]
     out: npt.NDArray[np.float32] = np.clip(x, -3, 3).astype(np.float32)[:, None]
     return out
+
+
+def _percentiles(a: npt.NDArray[np.float32], qs: tuple[float, ...]) -> list[npt.NDArray[np.float64]]:
+    """Row-wise ``np.percentile(a, q, axis=1)`` (linear) for each q, from one partial sort."""
+    n = a.shape[1]
+    at = [(int(q / 100 * (n - 1)), q / 100 * (n - 1) % 1) for q in qs]
+    kth = sorted({k for i, _ in at for k in (i, min(i + 1, n - 1))})
+    part = np.partition(a, kth, axis=1)
+    return [part[:, i] + f * (part[:, min(i + 1, n - 1)] - part[:, i]) for i, f in at]
 
 
 class CentreRefiner:

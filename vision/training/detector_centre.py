@@ -76,7 +76,7 @@ def make_model(nn: Any) -> Any:
     def block(i: int, o: int, s: int) -> list[Any]:
         return [nn.Conv2d(i, o, 3, s, 1), nn.ReLU()]
 
-    return nn.Sequential(*block(1, 16, 1), *block(16, 32, 2), *block(32, 32, 2), *block(32, 32, 2),
+    return nn.Sequential(*block(1, 8, 1), *block(8, 16, 2), *block(16, 32, 2), *block(32, 32, 2),
                          nn.Flatten(), nn.Linear(32 * 4 * 4, 64), nn.ReLU(), nn.Linear(64, 2))
 
 
@@ -93,7 +93,10 @@ def augment(x: np.ndarray, t: np.ndarray, rng: np.random.Generator) -> tuple[np.
     return x, t
 
 
-def train(out: Path, *, steps: int = 3000, seed: int = 7, batch: int = 128, root: Path | None = None) -> dict[str, object]:
+def train(out: Path, *, steps: int = 3000, seed: int = 7, batch: int = 128, root: Path | None = None,
+          cache: Path | None = None) -> dict[str, object]:
+    """Train the centre model on :func:`samples` (``cache``: an .npz keeping them for repeated runs);
+    export ONNX + its record."""
     import torch
     from torch import nn
 
@@ -104,7 +107,13 @@ def train(out: Path, *, steps: int = 3000, seed: int = 7, batch: int = 128, root
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     t0 = time.time()
-    x, t, val = samples(root or cache_dir(), seed=seed)
+    if cache is not None and cache.is_file():
+        z = np.load(cache)
+        x, t, val = z["x"], z["t"], z["val"]
+    else:
+        x, t, val = samples(root or cache_dir(), seed=seed)
+        if cache is not None:
+            np.savez(cache, x=x, t=t, val=val)
     xtr, ttr, xva, tva = x[~val], t[~val], x[val], t[val]
     print(f"{len(xtr)} training, {len(xva)} validation windows in {time.time() - t0:.0f}s", flush=True)
     model = make_model(nn)
@@ -147,4 +156,5 @@ if __name__ == "__main__":
     from vision.dice.detect import DIE_CENTRE_MODEL
 
     a = sys.argv[1:]
-    print(train(Path(a[1]) if len(a) > 1 else DIE_CENTRE_MODEL, steps=int(a[0]) if a else 3000))
+    print(train(Path(a[1]) if len(a) > 1 else DIE_CENTRE_MODEL, steps=int(a[0]) if a else 3000,
+                cache=Path(a[2]) if len(a) > 2 else None))

@@ -112,3 +112,27 @@ def test_the_centre_model_moves_candidates_onto_the_die_but_not_far(monkeypatch:
     assert out[0].tolist() == list(DIE) and out[1].tolist() == list(far)
     monkeypatch.setattr(board, "centre_refiner", lambda: None)  # no model: unchanged
     assert board.refine_centres(gray, gray, None, np.array([near]), Z, dcfg).tolist() == [list(near)]
+
+
+def test_a_die_called_cocked_has_no_face_when_cocked_faces_are_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision.config import VisionConfig
+    from vision.dice.classify import FaceClassifier
+    from vision.sim.config import SimConfig
+    from vision.sim.render import render
+    from vision.sim.scene import random_scene
+    from vision.sim.truth import build_truth
+    from vision.training.rendered import profile_for
+
+    scene = random_scene(700001, SimConfig().with_overrides(hands_p=0.0, cup_p=0.0, tilt_deg=(0.0, 20.0), cocked_p=0.0,
+                                                           on_die_p=0.0), width=1280, height=720)
+    img, info = render(scene)
+    prof = profile_for(build_truth(scene, info))
+    clf = FaceClassifier()
+    plain = board.read_dice(img, prof, clf, VisionConfig())
+    assert sum(d.face is not None for d in plain) >= 1
+    # the pose model (stubbed) calls every die cocked and surely not flat
+    monkeypatch.setattr(board, "pose_of", lambda g, p, c, d=None: [(True, 0.999, False, 0.5)] * len(c))
+    kept = board.read_dice(img, prof, clf, VisionConfig())
+    assert [d.face for d in kept] == [d.face for d in plain] and all(d.cocked for d in kept)
+    off = board.read_dice(img, prof, clf, VisionConfig(), dcfg=dataclasses.replace(DiceConfig(), cocked_face=False))
+    assert [d.center_mm for d in off] == [d.center_mm for d in plain] and all(d.face is None for d in off)

@@ -113,3 +113,31 @@ def test_a_die_that_may_be_cocked_is_read_in_its_mirror_image_too(tmp_path: Path
     for g, o, mi, a in zip(guesses, own, mirror, again, strict=True):
         want = (o + mi) / 2 if a else o
         assert [g.flat, g.cocked, g.on_die] == pytest.approx(list(want), abs=1e-5)
+
+
+def test_pose_inputs_batch_and_histogram_order_statistics_match_the_plain_normalisation() -> None:
+    """``normalise_pose`` on uint8 planes (order statistics from histograms) gives exactly the numbers of
+    the sort-based path on the same values as floats, and ``pose_inputs`` of a batch those of
+    ``pose_input`` one patch at a time (training and inference share them)."""
+    from vision.dice.pose import (
+        POSE_PATCH,
+        POSE_PLANES,
+        VIEW_SCALE,
+        PosePatch,
+        normalise_pose,
+        pose_input,
+        pose_inputs,
+    )
+
+    rng = np.random.default_rng(3)
+    patches = []
+    for i in range(5):
+        p = rng.integers(0, 256, (len(POSE_PLANES), POSE_PATCH, POSE_PATCH)).astype(np.uint8)
+        p[:, :20] = 40 + 10 * i  # many ties, as on a flat board
+        patches.append(PosePatch(p, 0.1 * i))
+        want = normalise_pose(p.astype(np.float32))
+        assert np.array_equal(normalise_pose(p), want)
+    batch = pose_inputs(patches)
+    assert batch.shape == (5, len(POSE_PLANES) + 1, POSE_PATCH, POSE_PATCH) and batch.dtype == np.float32
+    for b, p in zip(batch, patches, strict=True):
+        assert np.array_equal(b, pose_input(p)) and np.all(b[-1] == np.float32(VIEW_SCALE * p.view))

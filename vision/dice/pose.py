@@ -184,7 +184,13 @@ def normalise_pose(p: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     x = p.astype(np.float32)
     m = x.shape[1] * x.shape[2]
     ks = (m // 20, m // 2, m - 1 - m // 20)  # the 5th, 50th and 95th percentiles
-    lo, med, hi = np.partition(x.reshape(len(x), -1), ks, axis=1)[:, ks].T
+    if p.dtype == np.uint8:  # the same order statistics from each plane's histogram (several times faster)
+        r = len(p)
+        counts = np.bincount((p.reshape(r, -1) + (256 * np.arange(r))[:, None]).ravel(), minlength=256 * r)
+        below = np.cumsum(counts.reshape(r, 256), axis=1)  # below[i, v]: samples <= v
+        lo, med, hi = ((below <= k).sum(axis=1).astype(np.float32) for k in ks)
+    else:
+        lo, med, hi = np.partition(x.reshape(len(x), -1), ks, axis=1)[:, ks].T
     spread = np.maximum(hi - lo, 16.0)
     out: npt.NDArray[np.float32] = ((x - med[:, None, None]) / spread[:, None, None]).astype(np.float32)
     return out
@@ -193,9 +199,18 @@ def normalise_pose(p: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
 def pose_input(p: PosePatch) -> npt.NDArray[np.float32]:
     """The model's input for one patch: its planes normalised (:func:`normalise_pose`), then the view
     plane (constant ``VIEW_SCALE`` x ``p.view``); (len(POSE_PLANES) + 1, P, P) float32."""
-    n = normalise_pose(p.planes)
-    view = np.full((1, *n.shape[1:]), VIEW_SCALE * p.view, np.float32)
-    out: npt.NDArray[np.float32] = np.concatenate([n, view])
+    out: npt.NDArray[np.float32] = pose_inputs([p])[0]
+    return out
+
+
+def pose_inputs(patches: list[PosePatch]) -> npt.NDArray[np.float32]:
+    """:func:`pose_input` of every patch, (n, len(POSE_PLANES) + 1, P, P): one normalisation over the
+    batch's planes (the same numbers; a quarter of the time of one patch at a time)."""
+    planes = np.stack([p.planes for p in patches])
+    n, k, h, w = planes.shape
+    out = np.empty((n, k + 1, h, w), np.float32)
+    out[:, :k] = normalise_pose(planes.reshape(n * k, h, w)).reshape(n, k, h, w)
+    out[:, k] = (VIEW_SCALE * np.array([p.view for p in patches], np.float32))[:, None, None]
     return out
 
 
@@ -225,7 +240,7 @@ class PoseClassifier:
         if self._planes == _V2_PLANES:  # the v2 model: planes 0.5-2 edges, no view
             x = np.stack([normalise_pose(p.planes[1:]) for p in patches]).astype(np.float32)
         else:
-            x = np.stack([pose_input(p) for p in patches]).astype(np.float32)
+            x = pose_inputs(patches)
         outs = self._session.run(None, {self._input: x})
         p = softmax(np.asarray(outs[0], np.float32))
         again = np.flatnonzero(p[:, FLAT] < MIRROR_BELOW_FLAT) if self._planes != _V2_PLANES else np.zeros(0, int)

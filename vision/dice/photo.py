@@ -53,7 +53,14 @@ def find_dice(
     scales = (dcfg or DiceConfig()).photo_read_scales
     gray = to_gray(image)
     cands = find_candidates(gray, cfg)
-    guesses = classifier.classify(gray, [((c.cx, c.cy), c.side, c.angle) for c in cands], scales=scales)
+    squares = [((c.cx, c.cy), c.side, c.angle) for c in cands]
+    guesses = classifier.classify(gray, squares, scales=scales[:1])
+    if len(scales) > 1:
+        # the other scales only where they can matter: a mean over n scales is at least 1/n of the
+        # first one's P(not a die), so a candidate at n times the limit there is rejected anyway
+        maybe = [i for i, g in enumerate(guesses) if g.not_die < len(scales) * cfg.photo_notdie_max_prob]
+        for i, g in zip(maybe, classifier.classify(gray, [squares[i] for i in maybe], scales=scales), strict=True):
+            guesses[i] = g
     keep_idx = [i for i, g in enumerate(guesses) if g.not_die < cfg.photo_notdie_max_prob]
     scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in keep_idx]
     kept = [keep_idx[j] for j in nms([cands[i] for i in keep_idx], scores, cfg.find_nms_iou)]

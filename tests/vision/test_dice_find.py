@@ -110,6 +110,9 @@ def test_the_centre_model_moves_candidates_onto_the_die_but_not_far(monkeypatch:
     gray = np.zeros((20, 20), np.uint8)
     out = board.refine_centres(gray, gray, None, np.array([near, far]), Z, dcfg)
     assert out[0].tolist() == list(DIE) and out[1].tolist() == list(far)
+    near2 = (DIE[0] + 2.0, DIE[1] - 5.0)
+    first = board.refine_centres(gray, gray, None, np.array([near, near2]), Z, dataclasses.replace(dcfg, centre_peaks=1))
+    assert first.tolist() == [list(DIE), list(near2)]  # only the best peak is moved
     monkeypatch.setattr(board, "centre_refiner", lambda: None)  # no model: unchanged
     assert board.refine_centres(gray, gray, None, np.array([near]), Z, dcfg).tolist() == [list(near)]
 

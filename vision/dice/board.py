@@ -312,7 +312,8 @@ def gray_near(image: npt.NDArray[Any], profile: Any, centres_mm: npt.NDArray[Any
 def refine_centres(image: npt.NDArray[Any], gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any],
                    z: float, dcfg: DiceConfig = DICE) -> npt.NDArray[np.float64]:
     """The detector's centres (board mm) moved by the centre model (:class:`vision.dice.detect.CentreRefiner`)
-    onto the die its window shows, ``centre_passes`` times (each pass from the last one's window); a
+    onto the die its window shows (the best ``centre_peaks`` of them, in the detector's order),
+    ``centre_passes`` times (each pass from the last one's window); a
     centre whose total move would exceed ``centre_max_move_edges`` die edges stays where the detector
     put it (its window shows no die near its middle).  Without the model, the centres unchanged.
     ``gray`` is filled in around the moved centres."""
@@ -320,13 +321,14 @@ def refine_centres(image: npt.NDArray[Any], gray: npt.NDArray[np.uint8], profile
     start = np.asarray(mm, np.float64)
     if model is None or not len(start) or dcfg.centre_passes <= 0:
         return start
-    cur = start[:, :2].copy()
+    n = min(len(start), dcfg.centre_peaks)
+    cur = start[:n, :2].copy()
     for _ in range(dcfg.centre_passes):
         cur = cur + model.offsets(gray, profile, cur, z)
         gray_near(image, profile, cur, z, dcfg.top_refine_shift_px, pose=False, into=gray)
     out = start.copy()
-    ok = np.linalg.norm(cur - start[:, :2], axis=1) <= dcfg.centre_max_move_edges * z
-    out[ok, :2] = cur[ok]
+    ok = np.linalg.norm(cur - start[:n, :2], axis=1) <= dcfg.centre_max_move_edges * z
+    out[np.flatnonzero(ok), :2] = cur[ok]
     return out
 
 
@@ -440,7 +442,8 @@ def read_dice(
         c, g = cands[i], guesses[i]
         owner = owner_of(die_colour(image, c), dcfg) if dcfg.white_dice_bgr is not None else None
         need = face_needed(p_flat, config, dcfg)
-        face = g.face if g.probability >= need and (dcfg.cocked_face or cocked is not True) else None
+        leaning = cocked is True and not on_die  # a die on the other die lies flat on it: its top is level
+        face = g.face if g.probability >= need and (dcfg.cocked_face or not leaning) else None
         out.append(DieReading(
             face=face, face_confidence=round(g.probability, 4), cocked=cocked, cocked_confidence=round(cconf, 4),
             area=layout.area_of(x, y), boundary_mm=round(float(layout.distance_to_boundary_mm(x, y)), 2),

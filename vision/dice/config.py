@@ -38,6 +38,8 @@ class DiceConfig:
     """Move each detector centre by the centre model (``die_centre.onnx``: the offset to the die its
     window shows) before the face is read, this many times, each from the last move's window
     (``board.refine_centres``; 0: off)."""
+    centre_peaks: int = 8
+    """Only the best this many detector peaks are moved by the centre model (speed)."""
     centre_max_move_edges: float = 0.7
     """A centre-model move longer than this many die edges is not made."""
     recentre_edges: float = 0.3
@@ -112,9 +114,10 @@ class DiceConfig:
     owner_min_separation: float = 25.0
     """Pairs whose colours lie closer than this (Lab distance) are not told apart."""
     cocked_face: bool = True
-    """Report the face of a die the pose model calls cocked (its face still needs ``face_needed``);
-    off: a die called cocked has no face (unsure): the throw is void whatever it shows, and a tilted
-    top shows a side face almost as much as its own."""
+    """Report the face of a die the pose model calls cocked against a checker, the rail or the other
+    die (its face still needs ``face_needed``); off: such a die has no face (unsure): the throw is void
+    whatever it shows, and a tilted top shows a side face almost as much as its own.  A die lying on
+    the other die keeps its face (its top is level)."""
     tilted_face_min_probability: float = 0.97
     """A die the pose model does not think flat (P(flat) < 0.5) needs this face probability (a
     tilted die shows a side face almost as much as its top: 900150, a 4 leaning on the bar, read 2

@@ -16,7 +16,7 @@ from rules.dice import Dice
 from rules.moves import Play
 from rules.notation import parse_play
 from rules.position import Position
-from rules.record import MatchRecord, Move
+from rules.record import MatchRecord, Move, Resign, Take
 
 if TYPE_CHECKING:
     from referee.session import Session
@@ -49,18 +49,58 @@ def _plays(record: MatchRecord) -> tuple[dict[tuple[int, int], Play], dict[tuple
     return plays, texts
 
 
+AMENDED_TAG = "Amended"  # the .mat header tag of a move amended on record (gnubg keeps it as a comment)
+
+
 def mat_text(record: MatchRecord) -> str:
+    """The match as gnubg/Jellyfish text; each move amended on record (rules.record.AmendmentRecord) is noted
+    in a ``; [Amended "game N: bgref amended: ..."]`` header line, after the infraction lines."""
     from rules.matchfile.mat import format_mat
 
     _, texts = _plays(record)
-    return format_mat(record, texts)
+    text = format_mat(record, texts)
+    notes = [f'; [{AMENDED_TAG} "game {g.number}: {a.text()}"]' for g in record.games for a in g.amendments]
+    if not notes:
+        return text
+    lines = text.split("\n")
+    head = 0
+    while head < len(lines) and lines[head].startswith("; ["):
+        head += 1
+    return "\n".join(lines[:head] + notes + ([""] if head == 0 else []) + lines[head:])
 
 
 def sgf_text(record: MatchRecord) -> str:
+    """The match as gnubg SGF; each move amended on record is noted in the comment (``C[...]``) of its node."""
     from rules.matchfile.sgf import format_sgf
 
     plays, _ = _plays(record)
-    return format_sgf(record, plays)
+    text = format_sgf(record, plays)
+    if not any(g.amendments for g in record.games):
+        return text
+    lines = text.split("\n")
+    at = 0
+    for game in record.games:
+        at += 1  # the game's root node
+        node: dict[int, int] = {}
+        for ai, action in enumerate(game.actions):
+            if isinstance(action, Resign):
+                continue  # (the R of RE[...], no node)
+            node[ai] = at
+            at += 2 if isinstance(action, Take) and action.beaver else 1
+        for a in game.amendments:
+            if a.action in node:
+                lines[node[a.action]] = _with_comment(lines[node[a.action]], a.text())
+    return "\n".join(lines)
+
+
+def _with_comment(line: str, note: str) -> str:
+    """An SGF node line (``;W[52...]``, maybe with ``C[...]`` and the game's closing ``)``) with ``note`` as the
+    first line of its comment (a node holds one C property)."""
+    esc = note.replace("\\", "\\\\").replace("]", "\\]")
+    end = line.index("]") + 1  # (a move's value holds no ']')
+    if line.startswith("C[", end):
+        return f"{line[:end + 2]}{esc}\n{line[end + 2:]}"
+    return f"{line[:end]}C[{esc}]{line[end:]}"
 
 
 def _atomic_write(path: Path, text: str) -> None:

@@ -90,6 +90,11 @@ class TrackerConfig:
     # Chosen on the recordings of 7216-7225 (h5, s5): 24 such frames, every one on a die; with the older
     # models (r3) a die read on a die was wrong only with both dice in sight.
     on_die_confidence: float = 0.999
+    # real vision: a die read cocked (not on the other die) at least this sure, lying in its thrower's right-hand
+    # table or leaning on the rail or an edge, is called (the throw is void) when whose throw it is is settled.
+    # Chosen on the seen recordings 7216-7261 (h5, s5f-h): the reader read a flat die cocked off the other
+    # die in 1 scene, at most 0.9924 (7218); 10 of 14 staged cocked dice so read reached 0.995 (0.9964-0.9998)
+    call_cocked_confidence: float = 0.995
     boundary_margin_mm: float = 3.0  # a die nearer than this to an area boundary: unsure where it lies
     same_die_mm: float = 10.0  # a die within this distance of where it lay is the same die
     # Which long side's right-hand table each area is, for dice with no owner colour:
@@ -578,6 +583,13 @@ class Tracker:
         if d.area == Area.BAR.value:
             return Rest.BAR
         return Rest.OFF_BOARD
+
+    def _cocked_call(self, d: SeenDie, thrower: Side) -> bool:
+        """``d`` read cocked beyond doubt (``call_cocked_confidence``), not on the other die, where the laws
+        call it a cocked die (in the thrower's right-hand table, or leaning on the rail or an edge): never a
+        die in another area, which the laws would name otherwise."""
+        return (not d.flat and not d.on_die and d.cocked_conf >= self.config.call_cocked_confidence
+                and (d.area in (self._right_table(thrower), Area.RAIL.value) or d.edge))
 
     def _throw(self, d: SeenDie, thrower: Side) -> DieThrow:
         return DieThrow(d.face if d.face is not None else 1, self._rest(d, thrower), d.flat)
@@ -1088,6 +1100,22 @@ class Tracker:
                 out.append(Emitted(DiceThrown(turn, (on, on), t=t), seq,
                                    note="one die read lying on the other (the die beneath unread)"))
                 self.state = replace(self.state, phase=Phase.VOID_THROW, dice_xy=((d.x, d.y),))
+                return out
+            cocked = [d for d in thrown if self._cocked_call(d, turn)]
+            flat = [d for d in thrown if not cocked or d is not cocked[0]]
+            # whose throw it is: settled by the turns on record, or shown by the other die lying flat in the
+            # right-hand table of the player on roll (the cocked die in it too, or leaning on the rail or an edge)
+            placed = (len(flat) == 1 and flat[0].flat and not flat[0].edge and not flat[0].on_die
+                      and flat[0].area == self._right_table(turn))
+            if cfg.judge is not None and cocked and (s.turn_sure or placed) and s.fix is None and s.offer is None:
+                # a die read cocked beyond doubt, where the laws name it cocked, in a throw whose thrower is
+                # settled: the throw is void (both dice thrown again); the other die's face does not matter
+                other = (DieThrow(flat[0].face or 1, self._rest(flat[0], turn), flat[0].flat) if flat
+                         else DieThrow(cocked[0].face or 1))
+                out.append(Emitted(DiceThrown(turn, (other, DieThrow(cocked[0].face or 1, Rest.RIGHT_TABLE, False)),
+                                              t=t), seq,
+                                   note=f"a die read cocked (confidence {cocked[0].cocked_conf:.4f})"))
+                self.state = replace(self.state, phase=Phase.VOID_THROW, dice_xy=tuple((d.x, d.y) for d in thrown))
                 return out
             if len(thrown) < 2 or not all(d.face_sure for d in thrown):
                 # a die missed or a face unread: the throw is inferred from the play when the dice

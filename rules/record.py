@@ -159,6 +159,57 @@ class InfractionRecord:
         return text.lstrip().startswith("bgref infraction:")
 
 
+_AMENDED: Final = re.compile(
+    r"^bgref amended: (?P<who>white|black)'s move at action (?P<at>\d+), first recorded as (?P<was>.+)$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AmendmentRecord:
+    """A move the referee amended on record (``rules.laws.events.PlayAmended``), kept in the game's record.
+
+    ``action`` is the index in the game's ``actions`` of the move as it stands now; ``was`` is how it was
+    first recorded (dice and play, ``"41: 24/23 8/4*"``), so a director reading the exported match sees that
+    the move was re-judged from a later look at the board.  Its one line of text (:meth:`text`, read back by
+    :meth:`parse`) goes in the exports as an SGF comment on the move's node and a ``; [Amended "game N:
+    ..."]`` header line in ``.mat`` files (``referee.exports``):
+
+    >>> a = AmendmentRecord(Side.WHITE, 3, "41: 24/23 8/4*")
+    >>> a.text()
+    "bgref amended: white's move at action 3, first recorded as 41: 24/23 8/4*"
+    >>> AmendmentRecord.parse(a.text()) == a
+    True
+    """
+
+    player: Side
+    action: int
+    was: str
+    line: int = field(default=0, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.was or _UNSAFE.search(self.was):
+            raise RecordError(f"amendment 'was' {self.was!r} must be non-empty, without ; \" [ ] \\ or line breaks")
+        if self.action < 0:
+            raise RecordError(f"amendment action index must be >= 0, got {self.action!r}")
+
+    def text(self) -> str:
+        return f"bgref amended: {self.player.name.lower()}'s move at action {self.action}, first recorded as {self.was}"
+
+    @classmethod
+    def parse(cls, text: str, line: int = 0) -> AmendmentRecord:
+        """Read :meth:`text` back; :class:`RecordError` quoting the text otherwise."""
+        m = _AMENDED.match(text.strip())
+        if not m:
+            raise RecordError(f"not an amendment note: {text!r}")
+        side = _SIDE_WORDS[m.group("who")]
+        assert side is not None
+        return cls(side, int(m.group("at")), m.group("was"), line)
+
+    @staticmethod
+    def is_note(text: str) -> bool:
+        return text.lstrip().startswith("bgref amended:")
+
+
 def safe_note_text(value: str) -> str:
     """``value`` with the characters an infraction note may not hold replaced (for club rule names)."""
     out = value.replace(";", ",").replace('"', "'").replace("[", "(").replace("]", ")").replace("\\", "/")
@@ -169,7 +220,8 @@ def safe_note_text(value: str) -> str:
 class GameRecord:
     """One game: the score before it, the actions in order and the result (None if unfinished).
 
-    ``infractions`` are the infractions the referee called in the game, in order.
+    ``infractions`` are the infractions the referee called in the game, in order; ``amendments`` the moves
+    it amended on record (one per move: how it was first recorded).
     """
 
     number: int
@@ -180,6 +232,8 @@ class GameRecord:
     start: Position = field(default_factory=Position.initial)
     line: int = field(default=0, compare=False, repr=False)
     infractions: tuple[InfractionRecord, ...] = ()
+    # (a note on how moves were first recorded: a record read back from a file without them is the same game)
+    amendments: tuple[AmendmentRecord, ...] = field(default=(), compare=False)
 
     @property
     def voided(self) -> bool:

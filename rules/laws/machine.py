@@ -64,6 +64,7 @@ from rules.moves import LegalPlays, legal_plays
 from rules.position import BAR, OFF, Position, Side, to_absolute
 from rules.record import (
     Action,
+    AmendmentRecord,
     Double,
     Drop,
     GameRecord,
@@ -179,6 +180,7 @@ class _Game:
     setup_ok: bool = False
     start: Position = field(default_factory=Position.initial)
     infractions: list[InfractionRecord] = field(default_factory=list)
+    amendments: list[AmendmentRecord] = field(default_factory=list)
 
 
 _DIE_FAULTS = {
@@ -751,6 +753,9 @@ class BoardMachine:
         if play.after.winner() is not None:
             return self._check(event, "the amended play would end the game")
         game.actions[index] = Move(mover, dice.as_tuple(), play.notation())
+        if not any(a.action == index for a in game.amendments):  # (the move as first recorded is kept)
+            first = f"{old.dice[0]}{old.dice[1]}: {old.play or '(no play)'}"
+            game.amendments.append(AmendmentRecord(mover, index, safe_note_text(first)))
         after = play.after.with_turn(mover.opponent)
         if self.phase is Phase.PLAY:
             assert self.dice is not None
@@ -1060,7 +1065,7 @@ class BoardMachine:
 
     def _game_record(self, g: _Game) -> GameRecord:
         return GameRecord(g.number, g.score, tuple(g.actions), g.result, g.crawford, g.start,
-                          infractions=tuple(g.infractions))
+                          infractions=tuple(g.infractions), amendments=tuple(g.amendments))
 
     def _result(self, event: ResultClaimed) -> Verdict:
         if self.phase is not Phase.GAME_OVER or self._game is None or self._game.result is None:

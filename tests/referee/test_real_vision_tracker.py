@@ -574,3 +574,24 @@ def test_the_opening_throw_waits_until_both_dice_lie_in_sight_together() -> None
     moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
     assert [(m.player, m.dice, m.play) for m in moves][:1] == [(Side.WHITE, (4, 3), "24/21 8/4")]
     assert ses.stats.infractions == 0 and ses.machine.on_roll is Side.BLACK
+
+
+def cocked_throw(conf: float, area: Area = Area.LEFT_TABLE) -> tuple[DieReading, DieReading]:
+    """BLACK's throw: a 6 lying flat in his right-hand table, the other die read cocked at ``conf``, face unread."""
+    flat = replace(sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), cocked=False, cocked_confidence=0.999)
+    cocked = replace(die(2, area, B_SPOTS[1] if area is Area.LEFT_TABLE else W_SPOTS[1]), face=None,
+                     face_confidence=0.4, cocked=True, cocked_confidence=conf)
+    return flat, cocked
+
+
+def test_a_die_read_cocked_beyond_doubt_in_the_throwers_table_is_called() -> None:
+    """Seen 7216-7261: the reader read 14 staged cocked dice cocked, 10 of them at >= 0.995, and a flat die off
+    the other die cocked at most at 0.9924.  Such a die, in the thrower's right-hand table beside his other die
+    lying flat there, is called (the throw is void); at 0.99 it is not, nor in another table (named otherwise)."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    for conf, area, called in ((0.998, Area.LEFT_TABLE, True), (0.99, Area.LEFT_TABLE, False),
+                               (0.998, Area.RIGHT_TABLE, False)):
+        s = opened(Script()).show(p1, cocked_throw(conf, area)).show(p1)
+        ses = session_run(s)
+        codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+        assert codes == ([("dice-cocked", Side.BLACK)] if called else []), (conf, area, codes)

@@ -89,3 +89,4 @@ def test_an_illegal_play_on_record_is_corrected_under_its_law_not_amended() -> N
     assert s.m.feed(DiceLifted(B)).is_infraction
     right = parse_play("24/18 13/9", start, Dice(6, 4)).after
     assert s.m.feed(PlayAmended(B, (6, 4), right)).kind is VerdictKind.CHECK
+

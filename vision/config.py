@@ -46,9 +46,13 @@ class VisionConfig:
     boards exact and confident 101 -> 109 of 283 (900340-900579: 67 -> 73 of 197; held-out training
     frames 81 -> 85 of 206), with no covered point, bar or tray read confidently that 0.3 did not
     (0.7 read none either); most slots between 0.3 and 0.5 were false hands on clear frames."""
-    slot_neighbour_hand_max: float = 0.8
+    slot_neighbour_hand_max: float = 0.6
     """...nor is a region beside one with a slot whose "hand" probability reaches this (a hand is
-    wider than a point, and its edge can look like a plain checker).  0.8 (session 4; was 0.5): on
+    wider than a point, and its edge can look like a plain checker).  0.6 (session 6, with the
+    session-6 slot model, which gives hands lower probabilities: at 0.7-0.8 it read one covered point
+    (900111 p4, own hand slots 0.33-0.50, a neighbour between 0.6 and 0.7); chosen on seeds
+    900040-900539: boards exact and confident 146/249 and 109/168 at 0.6, the same at 0.8 but one
+    covered region read; the session-5 model read 142/106 at both).  0.8 (session 4; was 0.5): on
     the held-out training frames and seeds 900000-900039, no region released by it (hand < 0.3 in
     its own slots) is read confidently wrong, up to 1.0; the one covered region with its own
     "hand" below 0.3 has a neighbour at 0.965, so 0.8 keeps a margin (0 covered regions read)."""

@@ -34,21 +34,27 @@ class DiceConfig:
     (unsure, speckled cork read as a die: 140/0/22/24/2 -> 143/0/22/21/3) and cost ~1 ms: 8.
     Re-centring off, 8 -> 12 -> 16 with ``detect_min_score`` 0.15: 876/0/144/140/1 ->
     882/0/146/132/1 -> 897/1/143/119/2 (a wrong face and a false 4)."""
-    centre_passes: int = 0
+    centre_passes: int = 1
     """Move each detector centre by the centre model (``die_centre.onnx``: the offset to the die its
     window shows) before the face is read, this many times, each from the last move's window
-    (``board.refine_centres``; 0: off)."""
+    (``board.refine_centres``; 0: off).  Seen seeds 900040-900339 (600 dice, right / wrong / unsure /
+    missed / false; median distance of right / unsure readings from the die): 0 -> 1 pass
+    464/0/70/66/1 (1.76 / 3.19 mm) -> 482/1/56/61/1 (0.80 / 2.69 mm), 900340-900579 (480 dice)
+    386/0/48/46/0 -> 395/0/38/47/0; 2 passes 477/1/51/71/2 (more missed, a false die).  The wrong face
+    is a die cocked against a checker (900151, a 3 read 6 at 0.990), see ``cocked_face``."""
     centre_peaks: int = 8
     """Only the best this many detector peaks are moved by the centre model (speed)."""
     centre_max_move_edges: float = 0.7
     """A centre-model move longer than this many die edges is not made."""
-    recentre_edges: float = 0.3
+    recentre_edges: float = 0.0
     """A candidate the up-face reading rejects as "not a die" but not outright (P(not a die) from
     ``top_notdie_max`` up to ``recentre_max_notdie``) is read again at centres moved by this many
     die edges in 8 directions (the detector's centre can be 4-9 mm off a die beside a checker or
     another die); the most die-like reading that passes every check replaces it (0: off).  Seeds
     900000-900579, 8 peaks: off 876/0/144/140/1, 0.3 edges 902/0/138/120/1 (half of the dice the
-    face model rejected at the detector's centre were 4-9 mm off it)."""
+    face model rejected at the detector's centre were 4-9 mm off it).  Off since the centre model
+    (``centre_passes``) moves the centres: 900040-900339 with it, 0.3 -> off: 476/0/63/61/1 ->
+    476/0/62/62/1, the dice stage ~0.5 ms less CPU."""
     recentre_max_notdie: float = 0.9
     """See ``recentre_edges``."""
     recentre_climbers: int = 2
@@ -88,11 +94,13 @@ class DiceConfig:
     """... and the winning face needs this share of their weight, else the face is unsure."""
     refined_min_probability: float = 0.97
     """A refined crop's face probability below this makes the face unsure."""
-    flat_min_probability: float = 0.99637
+    flat_min_probability: float = 0.99909
     """:func:`vision.dice.pose.pose_call`: P(flat) (the two-head die_pose.onnx's deciding head) at or
     above this: flat; between this and the leaning / on-die limits below: unsure (None).  Tuned on the
-    validation slice of the pose renders (training seeds 30000-30269 % 10 == 0, 216 frames, 638 found
-    dice: the highest P(flat) of a cocked die there, plus half its distance to 1)."""
+    seen pose renders 901500-901649 (900 frames, 738 found cocked dice: the highest P(flat) of a cocked
+    die there, plus half its distance to 1; ``python -m vision.training.pose calls``); seen 901650-901749:
+    cocked dice called flat 3 of 495 at the former 0.99637 (tuned on 216 frames), 0 now (flat dice
+    called flat 322 -> 179 of 1341, the rest unsure; the real reader's tracker takes unsure as flat)."""
     on_die_min_probability: float = 0.5
     """A cocked die with P(on the other die) at or above this rests on top of the other die."""
     leaning_min_probability: float = 0.98857
@@ -113,11 +121,13 @@ class DiceConfig:
     """A die belongs to a pair when its colour is this many times nearer (Lab) that pair's than the other's."""
     owner_min_separation: float = 25.0
     """Pairs whose colours lie closer than this (Lab distance) are not told apart."""
-    cocked_face: bool = True
+    cocked_face: bool = False
     """Report the face of a die the pose model calls cocked against a checker, the rail or the other
     die (its face still needs ``face_needed``); off: such a die has no face (unsure): the throw is void
     whatever it shows, and a tilted top shows a side face almost as much as its own.  A die lying on
-    the other die keeps its face (its top is level)."""
+    the other die keeps its face (its top is level).  900040-900339 with the centre model: on
+    482/1/56/61/1 (900151: a 3 leaning on a checker read 6 at 0.990, P(flat) < 0.1), off
+    476/0/63/61/1 (6 faces of cocked dice no longer given)."""
     tilted_face_min_probability: float = 0.97
     """A die the pose model does not think flat (P(flat) < 0.5) needs this face probability (a
     tilted die shows a side face almost as much as its top: 900150, a 4 leaning on the bar, read 2

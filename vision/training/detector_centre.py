@@ -76,7 +76,7 @@ def make_model(nn: Any) -> Any:
     def block(i: int, o: int, s: int) -> list[Any]:
         return [nn.Conv2d(i, o, 3, s, 1), nn.ReLU()]
 
-    return nn.Sequential(*block(1, 8, 1), *block(8, 16, 2), *block(16, 32, 2), *block(32, 32, 2),
+    return nn.Sequential(*block(1, 16, 1), *block(16, 32, 2), *block(32, 32, 2), *block(32, 32, 2),
                          nn.Flatten(), nn.Linear(32 * 4 * 4, 64), nn.ReLU(), nn.Linear(64, 2))
 
 
@@ -129,7 +129,7 @@ def train(out: Path, *, steps: int = 3000, seed: int = 7, batch: int = 128, root
         loss.backward()  # type: ignore[no-untyped-call]
         opt.step()
         sched.step()
-        run = 0.98 * run + 0.02 * float(loss)
+        run = 0.98 * run + 0.02 * float(loss.detach())
         if (step + 1) % 250 == 0:
             print(f"step {step + 1}/{steps} loss {run:.4f} {time.time() - t0:.0f}s", flush=True)
     model.eval()

@@ -153,14 +153,19 @@ class CropSpec:
 
     @classmethod
     def of_model(cls, path: Path) -> CropSpec:
+        """The record's ``crop`` (how training cut its crops), with the search resolution and the
+        realignment its ``inference`` key may set apart (chosen after training, on seen sets)."""
         rec = path.with_suffix(".train.json")
         if not rec.is_file():
             return cls()
-        crop = json.loads(rec.read_text()).get("crop")
+        data = json.loads(rec.read_text())
+        crop = data.get("crop")
         if not crop:
             return cls()
-        return cls(int(crop["patch"]), float(crop["sides"]), bool(crop["refine"]), float(crop.get("search_ppm", 1.0)),
-                   bool(crop.get("realign", False)))
+        inference = data.get("inference") or {}
+        return cls(int(crop["patch"]), float(crop["sides"]), bool(crop["refine"]),
+                   float(inference.get("search_ppm", crop.get("search_ppm", 1.0))),
+                   bool(inference.get("realign", crop.get("realign", False))))
 
     def to_dict(self) -> dict[str, object]:
         return {"patch": self.patch, "sides": self.sides, "refine": self.refine, "search_ppm": self.search_ppm,

@@ -40,3 +40,8 @@ def test_realign_travels_with_the_model(tmp_path: Path) -> None:
     assert CropSpec.of_model(tmp_path / "m.onnx").realign
     rec.write_text(json.dumps({"crop": {"patch": 48, "sides": 1.8, "refine": True, "search_ppm": 0.75}}))
     assert not CropSpec.of_model(tmp_path / "m.onnx").realign  # records before session 6
+    # set apart for inference (chosen after training, on seen sets)
+    rec.write_text(json.dumps({"crop": {"patch": 48, "sides": 1.8, "refine": True, "search_ppm": 0.75},
+                               "inference": {"search_ppm": 0.5, "realign": True}}))
+    spec = CropSpec.of_model(tmp_path / "m.onnx")
+    assert spec.realign and spec.search_ppm == 0.5 and spec.patch == 48

@@ -15,7 +15,6 @@ the tracker's state from the last record.  Nothing is signalled again.
 from __future__ import annotations
 
 import contextlib
-import copy
 import time
 from collections import deque
 from collections.abc import Callable
@@ -311,13 +310,7 @@ class Session:
         if (self.tracker.config.judge is None or not isinstance(e.event, PositionObserved) or e.event.uncertain
                 or m.phase in (Phase.PLAY, Phase.GAME_OVER, Phase.SETUP)):
             return e
-        verdicts, m.verdicts = m.verdicts, []
-        try:
-            trial = copy.deepcopy(m)
-        finally:
-            m.verdicts = verdicts
-        v = trial.feed(e.event)
-        if v.kind is not VerdictKind.INFRACTION or v.code is not Infraction.MOVE_WITHOUT_THROW:
+        if not m.moved_without_throw(e.event.position):  # (a query on the laws: nothing applied)
             return e
         return _asked_out_of_step(replace(e, event=replace(e.event, uncertain=True)))
 

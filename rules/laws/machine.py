@@ -681,6 +681,23 @@ class BoardMachine:
         self.resign_offer = None
 
     # ------------------------------------------------------------------ positions and plays
+    def moved_without_throw(self, seen: Position) -> bool:
+        """Would a sure observation of ``seen`` now be called checkers moved without a throw?  A query: nothing
+        changes (the referee asks it before sending a board it may hold out of step; referee.session)."""
+        if seen.problems() or self.phase is Phase.MATCH_OVER or _board(seen) == _board(self.position):
+            return False
+        if self.phase in (Phase.PLAY, Phase.GAME_OVER):
+            return False
+        if self.phase in (Phase.TURN, Phase.OPENING) and self.setup_fault is not None:
+            fixed = self._corrected(self.position)
+            if fixed is not None and _board(fixed) == _board(seen):
+                return False
+        if self.phase in (Phase.TURN, Phase.CUBE) and self.pending is not None:
+            pend = self.pending
+            if seen in pend.plays or _board(seen) == _board(pend.before) or self._reachable_partial(pend, seen):
+                return False
+        return not (self.restore_to is not None and _board(seen) == _board(self.restore_to))
+
     def _observe(self, event: PositionObserved) -> Verdict:
         seen = event.position
         if _board(seen) == _board(self.position):

@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from vision.config import VisionConfig
+from vision.dice.config import DiceConfig
 
 if TYPE_CHECKING:
     from vision.dice.classify import FaceClassifier
@@ -39,13 +40,13 @@ def _rate(n: int, d: int) -> float | None:
 
 
 def eval_tomitomi(root: Path, clf: FaceClassifier, cfg: VisionConfig) -> dict[str, Any]:
-    from vision.preprocess import crop_patch
     from vision.training.data import load, tomi_samples
 
     right = wrong = unsure = 0
     errors: list[str] = []
     for s in tomi_samples(root, held_out=True):
-        g = clf.classify_patches([crop_patch(load(s.image), (s.square.cx, s.square.cy), s.square.side, s.square.angle)])[0]
+        square = ((s.square.cx, s.square.cy), s.square.side, s.square.angle)
+        g = clf.classify(load(s.image), [square], scales=DiceConfig().photo_read_scales)[0]
         if g.probability < cfg.face_min_confidence:
             unsure += 1
         elif g.face == s.label:
@@ -60,7 +61,7 @@ def eval_tomitomi(root: Path, clf: FaceClassifier, cfg: VisionConfig) -> dict[st
 
 def eval_webcam(root: Path, clf: FaceClassifier, cfg: VisionConfig) -> tuple[dict[str, Any], dict[str, Any]]:
     from vision.dice.photo import find_dice
-    from vision.preprocess import crop_patch, to_gray
+    from vision.preprocess import to_gray
     from vision.training.data import webcam_samples
 
     c_right = c_wrong = c_unsure = c_nocand = 0
@@ -79,7 +80,7 @@ def eval_webcam(root: Path, clf: FaceClassifier, cfg: VisionConfig) -> tuple[dic
                 c_nocand += 1
                 continue
             c = max((cands[i] for i in idx), key=lambda s: s.side)
-            g = clf.classify_patches([crop_patch(gray, (c.cx, c.cy), c.side, c.angle)])[0]
+            g = clf.classify(gray, [((c.cx, c.cy), c.side, c.angle)], scales=DiceConfig().photo_read_scales)[0]
             if g.probability < cfg.face_min_confidence:
                 c_unsure += 1
             elif g.face == lb.face:

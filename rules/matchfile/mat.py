@@ -30,6 +30,7 @@ from rules.matchfile.errors import Issue, IssueKind, MatchFileError
 from rules.position import Side
 from rules.record import (
     Action,
+    AmendmentRecord,
     Double,
     Drop,
     GameRecord,
@@ -53,6 +54,7 @@ _PLAY_TOKEN: Final = re.compile(r"^(?:[^:\s]*/[^:\s]*|\(\d\)|\*|\?+)$")
 _STRAY_NUMBER: Final = re.compile(r"^\d+\)$")
 _INT: Final = re.compile(r"^\d+$")
 _INFRACTION_TAG: Final = "Infraction"
+_AMENDED_TAG: Final = "Amended"  # referee.exports.AMENDED_TAG
 _INFRACTION_VALUE: Final = re.compile(r"^game (?P<n>\d+): (?P<note>.*)$")
 
 # Column of a "Wins" cell so far right that it belongs to neither column (Galaxy quirk).
@@ -257,26 +259,33 @@ def parse_mat(text: str, source: str = "<mat>", issues: list[Issue] | None = Non
 def _attach_infractions(
     games: list[GameRecord], meta: list[tuple[str, str]], source: str, lines: list[int]
 ) -> tuple[list[GameRecord], list[tuple[str, str]]]:
-    """Move the ``; [Infraction "game N: ..."]`` header tags into their games' records."""
+    """Move the ``; [Infraction "game N: ..."]`` and ``; [Amended "game N: ..."]`` header tags into their
+    games' records."""
     notes: dict[int, list[InfractionRecord]] = {}
+    amended: dict[int, list[AmendmentRecord]] = {}
     kept: list[tuple[str, str]] = []
     for (key, value), lineno in zip(meta, lines, strict=True):
-        if key != _INFRACTION_TAG:
+        if key not in (_INFRACTION_TAG, _AMENDED_TAG):
             kept.append((key, value))
             continue
         m = _INFRACTION_VALUE.match(value)
+        what = "bgref infraction" if key == _INFRACTION_TAG else "bgref amended"
         if not m:
-            raise MatchFileError(source, lineno, f"cannot read the infraction tag {value!r} (expected 'game N: bgref infraction: ...')")
+            raise MatchFileError(source, lineno, f"cannot read the {key.lower()} tag {value!r} (expected 'game N: {what}: ...')")
         try:
-            note = InfractionRecord.parse(m.group("note"), lineno)
+            if key == _INFRACTION_TAG:
+                notes.setdefault(int(m.group("n")), []).append(InfractionRecord.parse(m.group("note"), lineno))
+            else:
+                amended.setdefault(int(m.group("n")), []).append(AmendmentRecord.parse(m.group("note"), lineno))
         except ValueError as exc:
             raise MatchFileError(source, lineno, str(exc)) from None
-        notes.setdefault(int(m.group("n")), []).append(note)
     numbers = {g.number for g in games}
-    for n, found in notes.items():
-        if n not in numbers:
-            raise MatchFileError(source, found[0].line, f"an infraction of game {n}, which the file does not have")
-    out = [dataclasses.replace(g, infractions=g.infractions + tuple(notes.get(g.number, ()))) for g in games]
+    for kind, found_by_game in (("an infraction", notes), ("an amendment", amended)):
+        for n, found in found_by_game.items():
+            if n not in numbers:
+                raise MatchFileError(source, found[0].line, f"{kind} of game {n}, which the file does not have")
+    out = [dataclasses.replace(g, infractions=g.infractions + tuple(notes.get(g.number, ())),
+                               amendments=g.amendments + tuple(amended.get(g.number, ()))) for g in games]
     return out, kept
 
 

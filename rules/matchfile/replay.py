@@ -202,7 +202,8 @@ def _replay_game(
             st.winner, st.kind, st.points = action.player.opponent, ResultKind.RESIGN, action.level * st.cube
     result = _settle_result(record, game, st, actions, stopped, issue)
     canon = GameRecord(
-        game.number, game.score, tuple(actions), result, game.crawford, game.start, game.line, game.infractions
+        game.number, game.score, tuple(actions), result, game.crawford, game.start, game.line, game.infractions,
+        game.amendments,
     )
     return canon, checked
 

@@ -27,6 +27,7 @@ from rules.moves import Play
 from rules.position import BAR, OFF, Side
 from rules.record import (
     Action,
+    AmendmentRecord,
     Double,
     Drop,
     GameRecord,
@@ -235,6 +236,19 @@ def _notes(node: _Node, source: str) -> list[InfractionRecord]:
     return out
 
 
+def _amendments(node: _Node, source: str) -> list[AmendmentRecord]:
+    """The amendment notes in a node's comment (``C[bgref amended: ...]``, one per line)."""
+    out: list[AmendmentRecord] = []
+    for comment in node.get("C") or ():
+        for text in comment.splitlines():
+            if AmendmentRecord.is_note(text):
+                try:
+                    out.append(AmendmentRecord.parse(text, node.line))
+                except ValueError as exc:
+                    raise MatchFileError(source, node.line, str(exc)) from None
+    return out
+
+
 def _read_game(nodes: list[_Node], number: int, score: tuple[int, int], source: str) -> GameRecord:
     root = nodes[0]
     actions: list[Action] = []
@@ -242,8 +256,10 @@ def _read_game(nodes: list[_Node], number: int, score: tuple[int, int], source: 
     pending_from: Side | None = None
     resign_points = 0
     notes: list[InfractionRecord] = _notes(root, source)
+    amended: list[AmendmentRecord] = _amendments(root, source)
     for node in nodes[1:]:
         notes.extend(_notes(node, source))
+        amended.extend(_amendments(node, source))
         # PL[..]DI[..] alone is a roll with no play after it (gnubg writes one after the
         # game ended, as the .mat has "33: ????"): nothing to record.
         for key in ("AE", "AW", "AB", "CV", "CP"):
@@ -315,7 +331,8 @@ def _read_game(nodes: list[_Node], number: int, score: tuple[int, int], source: 
             ratio, rem = divmod(points, cube)
             kind = ResultKind.SINGLE if rem else {2: ResultKind.GAMMON, 3: ResultKind.BACKGAMMON}.get(ratio, ResultKind.SINGLE)
         result = GameResult(winner, points, kind)
-    return GameRecord(number, score, tuple(actions), result, False, line=root.line, infractions=tuple(notes))
+    return GameRecord(number, score, tuple(actions), result, False, line=root.line, infractions=tuple(notes),
+                      amendments=tuple(amended))
 
 
 # ---------------------------------------------------------------------------- writing

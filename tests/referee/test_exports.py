@@ -31,3 +31,23 @@ def test_an_amended_move_is_noted_in_the_record_and_in_both_exports() -> None:
     for text, name in ((mat, "m.mat"), (sgf, "m.sgf")):
         back = read_match_text(text, name)
         assert [a for a in back.games[0].actions] == list(game.actions)
+        assert back.games[0].amendments == game.amendments  # read back into the game, not the header
+        assert all(key != "Amended" for key, _ in back.meta)
+
+
+def test_an_amendment_of_a_game_the_file_lacks_is_named() -> None:
+    """A .mat amendment tag naming a game the file does not have is an error naming the game and line."""
+    import pytest
+
+    from rules.matchfile import MatchFileError
+
+    s = Script("modern").start(3, 1)
+    assert s.play("8/5 6/5").ok
+    mat = s.m.match_record()
+    text = mat_text(mat)
+    bad = '; [Amended "game 7: bgref amended: black\'s move at action 1, first recorded as 64: 24/14"]\n' + text
+    with pytest.raises(MatchFileError, match="game 7"):
+        read_match_text(bad, "bad.mat")
+    garbled = '; [Amended "game 1: amended somehow"]\n' + text
+    with pytest.raises(MatchFileError, match="amended somehow"):
+        read_match_text(garbled, "garbled.mat")

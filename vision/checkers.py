@@ -300,6 +300,7 @@ def counts_from_slot_probs(
     hand_max: float = 0.3, layer_error_factor: float = 1.0, neighbour_hand_max: float | None = None,
     object_weight: float | None = None, trays: npt.NDArray[np.float64] | None = None,
     tray_disagree_factor: float | None = None, bar_hand_corroboration: float | None = None,
+    hand_pair_max: float | None = None,
 ) -> CheckerReadings:
     """Turn per-slot class probabilities into counts with confidences, one stack at a time.
 
@@ -320,6 +321,10 @@ def counts_from_slot_probs(
     ``bar_hand_corroboration`` (None: ``VisionConfig.slot_bar_hand_corroboration``;
     :func:`corroborated_hands`): an empty bar alone is the slot model's typical false "hand";
     uncorroborated, the bar is decoded from its other classes and does not doubt its neighbours.
+
+    A point with two or more slots giving "hand" at least ``hand_pair_max`` (None:
+    ``VisionConfig.slot_hand_pair_max``) is not read either: a hand over a point's tip shows as two
+    weak "hand" slots, each under ``hand_max``.
 
     ``trays``: the tray model's probabilities (:meth:`TrayClassifier.probabilities`, WHITE's tray
     first): the trays are then read from the image (:func:`tray_readings`, cross-checked with the
@@ -364,6 +369,10 @@ def counts_from_slot_probs(
             (w, b, conf, h), = _decide_stacks(ps[None], hyps, post, hand_max)
             readings[region] = CountReading(w, b, conf, _alternatives(hyps, post[0]))
         if h:
+            handy.add(region)
+    pair = _DEFAULTS.slot_hand_pair_max if hand_pair_max is None else hand_pair_max
+    for region, ix in groups.items():
+        if region != "bar" and int((probs64[ix, HAND] >= pair).sum()) >= 2:
             handy.add(region)
     for region, rd in readings.items():
         if region in covered or region in handy or any(hand[n] >= nb_max for n in neighbours(region) if n in hand):

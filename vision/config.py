@@ -56,6 +56,13 @@ class VisionConfig:
     the held-out training frames and seeds 900000-900039, no region released by it (hand < 0.3 in
     its own slots) is read confidently wrong, up to 1.0; the one covered region with its own
     "hand" below 0.3 has a neighbour at 0.965, so 0.8 keeps a margin (0 covered regions read)."""
+    slot_hand_pair_max: float = 0.2
+    """...nor is a point with two or more slots whose "hand" probability reaches this (a hand over the
+    point's tip: fresh-then 900978 p13, an empty point under a fingertip, slots "hand" 0.33 and 0.24,
+    was read at 1.0 with the session-6 slot model; 0.32 on ``slot_hand_max`` would have cost 10 of 127
+    boards there and 7 of 249 on 900040-900339).  Chosen on seeds 900040-900579 with the session-6 slot
+    model: boards exact and confident 146 -> 145 of 249 and 128 -> 128 (900340-900579), 0 covered
+    regions read (0.1: 145 and 127).  Measured on the frame that showed it, so not a held-out figure."""
     slot_object_weight: float = 0.02
     """An "object" slot (a die or the cube) counts as empty, and as any checker class with this weight
     (1: no evidence either way; the slot model labels a checker with a die on it as the checker, so

@@ -114,6 +114,20 @@ def test_slot_hand_probability_blocks_reading() -> None:
     assert counts_from_slot_probs(SLOTS, probs, hand_max=0.3).points[8].confidence == 0.0
 
 
+def test_two_weak_hand_slots_on_a_point_block_it() -> None:
+    """A fingertip over a point's tip (fresh-then 900978 p13: its two outer slots "hand" 0.33 and 0.24, each
+    under slot_hand_max) leaves the point unread; one such slot alone does not."""
+    labels = slot_labels(LAYOUT, SLOTS, [(0, 0)] * 24, (0, 0))
+    p13 = [i for i, s in enumerate(SLOTS) if s.region == "p13"]
+    probs = _onehot(labels)
+    probs[p13[-1], HAND], probs[p13[-1], 0] = 0.24, 0.76
+    assert counts_from_slot_probs(SLOTS, probs, hand_max=0.5).points[12].confidence > 0.99
+    probs[p13[-2], HAND], probs[p13[-2], 0] = 0.33, 0.65
+    assert counts_from_slot_probs(SLOTS, probs, hand_max=0.5).points[12].confidence == 0.0
+    assert counts_from_slot_probs(SLOTS, probs, hand_max=0.5, hand_pair_max=0.4).points[12].confidence > 0.99
+    assert counts_from_slot_probs(SLOTS, probs, hand_max=0.5).points[13].confidence > 0.99  # not its neighbours
+
+
 def test_a_hand_beside_a_point_blocks_the_point_too() -> None:
     labels = slot_labels(LAYOUT, SLOTS, [(0, 0)] * 24, (0, 0))
     p4 = [i for i, s in enumerate(SLOTS) if s.region == "p4"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 from rules.matchfile.errors import Issue, MatchFileError
 from rules.matchfile.mat import mark_crawford
@@ -39,6 +39,8 @@ from rules.record import (
     ResultKind,
     Take,
 )
+
+_Note = TypeVar("_Note", InfractionRecord, AmendmentRecord)
 
 _RE: Final = re.compile(r"^\s*([BW])\+(\d+)\s*(R|Resign)?\s*$", re.IGNORECASE)
 _MOVE: Final = re.compile(r"^([1-6])([1-6])([a-z]*)$")
@@ -223,27 +225,15 @@ def parse_sgf(text: str, source: str = "<sgf>", issues: list[Issue] | None = Non
     return mark_crawford(MatchRecord(players, length, tuple(games), tuple(meta)))
 
 
-def _notes(node: _Node, source: str) -> list[InfractionRecord]:
-    """The infraction notes in a node's comment (``C[bgref infraction: ...]``, one per line)."""
-    out: list[InfractionRecord] = []
+def _notes(node: _Node, source: str, kind: type[_Note]) -> list[_Note]:
+    """The ``kind`` notes in a node's comment, one per line (``C[bgref infraction: ...]`` for
+    :class:`InfractionRecord`, ``C[bgref amended: ...]`` for :class:`AmendmentRecord`)."""
+    out: list[_Note] = []
     for comment in node.get("C") or ():
         for text in comment.splitlines():
-            if InfractionRecord.is_note(text):
+            if kind.is_note(text):
                 try:
-                    out.append(InfractionRecord.parse(text, node.line))
-                except ValueError as exc:
-                    raise MatchFileError(source, node.line, str(exc)) from None
-    return out
-
-
-def _amendments(node: _Node, source: str) -> list[AmendmentRecord]:
-    """The amendment notes in a node's comment (``C[bgref amended: ...]``, one per line)."""
-    out: list[AmendmentRecord] = []
-    for comment in node.get("C") or ():
-        for text in comment.splitlines():
-            if AmendmentRecord.is_note(text):
-                try:
-                    out.append(AmendmentRecord.parse(text, node.line))
+                    out.append(kind.parse(text, node.line))
                 except ValueError as exc:
                     raise MatchFileError(source, node.line, str(exc)) from None
     return out
@@ -255,11 +245,11 @@ def _read_game(nodes: list[_Node], number: int, score: tuple[int, int], source: 
     cube, pending = 1, 0
     pending_from: Side | None = None
     resign_points = 0
-    notes: list[InfractionRecord] = _notes(root, source)
-    amended: list[AmendmentRecord] = _amendments(root, source)
+    notes = _notes(root, source, InfractionRecord)
+    amended = _notes(root, source, AmendmentRecord)
     for node in nodes[1:]:
-        notes.extend(_notes(node, source))
-        amended.extend(_amendments(node, source))
+        notes.extend(_notes(node, source, InfractionRecord))
+        amended.extend(_notes(node, source, AmendmentRecord))
         # PL[..]DI[..] alone is a roll with no play after it (gnubg writes one after the
         # game ended, as the .mat has "33: ????"): nothing to record.
         for key in ("AE", "AW", "AB", "CV", "CP"):

@@ -327,3 +327,40 @@ def test_a_peak_centre_is_the_weighted_mean_of_its_cells() -> None:
     assert (cen[0].u, cen[0].v) == (5.0 * STRIDE - 0.5, 4.5 * STRIDE - 0.5)  # halfway between the two cells
     lone = next(p for p in cen if p.score < 0.85)
     assert np.allclose((lone.u, lone.v), ((1.5 + 0.25) * STRIDE - 0.5, (8.5 - 0.5) * STRIDE - 0.5))
+
+
+def test_the_check_reuses_the_unturned_reading() -> None:
+    """The 8-turn check takes a slice's unturned view from its first reading instead of reading it
+    again (7 model reads, not 8) and gives the same reading as reading all 8 turns afresh."""
+    from vision.dice.classify import FaceClassifier
+
+    class _Corner(FaceClassifier):
+        """A decisive reading of which corner of the patch is darkest (faces 1-4), counting patches."""
+
+        def __init__(self) -> None:  # no model file
+            self.patches: list[int] = []
+
+        def probabilities(self, x: Any) -> np.ndarray:
+            self.patches.append(len(x))
+            out = np.full((len(x), 7), 0.0005, np.float32)
+            for n, p in enumerate(x[:, 0]):
+                y, xx = np.unravel_index(int(np.argmin(p)), p.shape)
+                out[n, 1 + 2 * (y >= PATCH // 2) + (xx >= PATCH // 2)] = 0.997
+            return out
+
+    class _Plain:  # the same model seen only through classify_patches: every view read afresh
+        def __init__(self, model: FaceClassifier) -> None:
+            self.model = model
+
+        def classify_patches(self, patches: list[np.ndarray], *, tta: bool = True, views: tuple[int, ...] = ()) -> list[FaceGuess]:
+            return self.model.classify_patches(patches, tta=tta, views=views)
+
+    top = np.full((200, 200), 200, np.uint8)
+    top[66:69, 55:58] = 0  # a dark spot up and left of the centre (60, 70) mm
+    img, centre = _view(top), np.array([[60.0, 70.0]])
+    reuse, fresh = _Corner(), _Corner()
+    mm_a, a = read_top_faces(img, _Plane(), centre, 16.0, reuse, DiceConfig())
+    mm_b, b = read_top_faces(img, _Plane(), centre, 16.0, _Plain(fresh), DiceConfig())  # type: ignore[arg-type]
+    assert reuse.patches == [1, 7] and fresh.patches == [1, 8]  # decisive, then checked in its turns
+    assert np.array_equal(mm_a, mm_b)
+    assert a == b and a[0].probability < 0.9  # the turns read other corners: not confirmed

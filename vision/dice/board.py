@@ -395,12 +395,12 @@ def read_dice(
         if not peaks:
             return ()
         cmm = np.array([search.to_mm(p.u, p.v) for p in peaks])
-        gray = gray_near(image, profile, cmm, search.z, dcfg.top_refine_shift_px, pose=False)
+        gray = to_gray(image)
         if dcfg.centre_passes > 0:
-            cmm = refine_centres(image, gray, profile, cmm, search.z, dcfg)
+            cmm = refine_centres(gray, gray, profile, cmm, search.z, dcfg)
         mm, guesses = read_top_faces(gray, profile, cmm, search.z, top_model, dcfg)
         if dcfg.recentre_edges > 0:
-            mm, guesses = recentre(image, gray, profile, mm, guesses, search.z, top_model, dcfg)
+            mm, guesses = recentre(gray, gray, profile, mm, guesses, search.z, top_model, dcfg)
         kept = [i for i, g in enumerate(guesses) if g.not_die < dcfg.top_notdie_max]
         scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in kept]
         mm = mm[kept]
@@ -430,8 +430,6 @@ def read_dice(
     kept = [kept[j] for j in chosen]
     mm = mm[chosen]
     centres = [(float(x), float(y)) for x, y in mm[:, :2]]
-    if top_model is not None:  # the pose planes around the dice kept
-        gray = gray_near(image, profile, mm[:, :2], search.z, into=gray)
     poses = pose_of(gray, profile, centres, dcfg)
     out: list[DieReading] = []
     if top_model is not None:  # image squares of the dice read (boxes, body colour)

@@ -63,18 +63,25 @@ class FaceClassifier:
         twin :func:`vision.dice.topface.normalise_fast`); with ``tta`` each is read in its orientations
         ``views`` (of :data:`ALL_VIEWS`: a face's pip pattern is the same face turned or mirrored) and
         the probabilities averaged (calibrated, fewer unsure)."""
-        return [_guess(p) for p in self.mean_probabilities(patches, tta=tta, views=views)]
+        return [face_guess(p) for p in self.mean_probabilities(patches, tta=tta, views=views)]
 
     def mean_probabilities(self, patches: list[U8Array], *, tta: bool = True,
                            views: tuple[int, ...] = ALL_VIEWS) -> npt.NDArray[np.float32]:
         """(N, 7): each patch's probabilities, with ``tta`` the mean over its ``views``."""
+        if not tta:
+            return self.probabilities(normalise_fast(patches))
+        out: npt.NDArray[np.float32] = self.view_probabilities(patches, views).mean(axis=0)
+        return out
+
+    def view_probabilities(self, patches: list[U8Array], views: tuple[int, ...] = ALL_VIEWS) -> npt.NDArray[np.float32]:
+        """(len(views), N, 7): each patch's probabilities in each of its orientations ``views``, from
+        one model run."""
         x = normalise_fast(patches)
-        if not tta or len(x) == 0:
-            return self.probabilities(x)
+        if len(x) == 0 or not views:
+            return np.zeros((len(views), len(x), 7), np.float32)
         turns = [np.rot90(x, k % 4, axes=(2, 3)) for k in views]
         views_ = [v[:, :, :, ::-1] if k >= 4 else v for k, v in zip(views, turns, strict=True)]
-        probs = self.probabilities(np.ascontiguousarray(np.concatenate(views_))).reshape(len(views_), len(x), -1)
-        out: npt.NDArray[np.float32] = probs.mean(axis=0)
+        out: npt.NDArray[np.float32] = self.probabilities(np.ascontiguousarray(np.concatenate(views_))).reshape(len(views_), len(x), -1)
         return out
 
     def classify(
@@ -88,10 +95,11 @@ class FaceClassifier:
             return []
         patches = [crop_patch(gray, c, s * k, a) for k in scales for c, s, a in squares]
         probs = self.mean_probabilities(patches, tta=tta).reshape(len(scales), len(squares), -1)
-        return [_guess(p) for p in probs.mean(axis=0)]
+        return [face_guess(p) for p in probs.mean(axis=0)]
 
 
-def _guess(p: npt.NDArray[np.float32]) -> FaceGuess:
+def face_guess(p: npt.NDArray[np.float32]) -> FaceGuess:
+    """The reading of one (7,) probability vector (P(not a die), P(1)..P(6))."""
     faces = p[1:]
     k = int(faces.argmax())
     total = float(faces.sum())

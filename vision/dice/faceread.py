@@ -8,13 +8,14 @@ shifted squares and in 8 turns, and caps a face the readings do not agree on at 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from vision.config import VisionConfig
-from vision.dice.classify import FaceClassifier, FaceGuess
+from vision.dice.classify import FaceClassifier, FaceGuess, face_guess
 from vision.dice.config import DiceConfig
 from vision.dice.topface import top_face_patches
 from vision.preprocess import CONTEXT, PATCH
@@ -55,7 +56,17 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
     def square(i: int, dx: int, dy: int) -> npt.NDArray[Any]:
         return win[i][mg + dy : mg + dy + PATCH, mg + dx : mg + dx + PATCH]
 
-    first = model.classify_patches([square(i, 0, 0) for i in range(len(win))], tta=False)
+    # each slice's raw probabilities (7) by (candidate, dx, dy): the check's unturned view reuses them
+    raw: dict[tuple[int, int, int], npt.NDArray[np.float32]] = {}
+
+    def read(keys: list[tuple[int, int, int]]) -> list[FaceGuess]:
+        if not isinstance(model, FaceClassifier):  # a stand-in that only classifies (tests)
+            return model.classify_patches([square(*k) for k in keys], tta=False)
+        p = model.mean_probabilities([square(*k) for k in keys], tta=False)
+        raw.update(zip(keys, p, strict=True))
+        return [face_guess(q) for q in p]
+
+    first = read([(i, 0, 0) for i in range(len(win))])
     out = list(first)
     # (candidate, square's shift in patch px, the grid agrees on its face, moved): read in 8 turns
     # at the end
@@ -79,7 +90,7 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
         # a square a previous grid read is not read again (a step shares 3-6 of its 9 squares)
         new = list(dict.fromkeys((i, at[i][0] + dx, at[i][1] + dy) for i in active for dx, dy in grid
                                  if (i, at[i][0] + dx, at[i][1] + dy) not in seen))
-        seen.update(zip(new, model.classify_patches([square(*k) for k in new], tta=False), strict=True))
+        seen.update(zip(new, read(new), strict=True))
         moving = []
         for i in active:
             gs = [seen[(i, at[i][0] + dx, at[i][1] + dy)] for dx, dy in grid]
@@ -114,14 +125,29 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
         # made one more wrong face on the tuning seeds), the detector's own square keeps its first
         # reading's (as before the check: the check decides the face, not whether it is a die;
         # with the 8-turn value, 3 more of 280 dice of 900400-900539 were lost)
-        slices = [square(i, dx, dy) for i, (dx, dy), _, _ in check]
-        tt = (model.classify_patches(slices, tta=True, views=dcfg.top_check_views) if dcfg.top_tta_final
-              else [out[i] for i, _, _, _ in check])
+        tt = (_check_readings(model, [(i, dx, dy) for i, (dx, dy), _, _ in check], square, raw, dcfg.top_check_views)
+              if dcfg.top_tta_final else [out[i] for i, _, _, _ in check])
         for (i, _, agree, moved), t in zip(check, tt, strict=True):
             ok = agree and t.face == out[i].face and t.probability >= dcfg.top_min_probability
             nd = t.not_die if moved else out[i].not_die
             out[i] = FaceGuess(t.face, t.probability if ok else min(t.probability, 0.5), nd)
     return mm, out
+
+
+def _check_readings(model: FaceClassifier, keys: list[tuple[int, int, int]],
+                    square: Callable[[int, int, int], npt.NDArray[Any]],
+                    raw: dict[tuple[int, int, int], npt.NDArray[np.float32]], views: tuple[int, ...]) -> list[FaceGuess]:
+    """The 8-turn check of the slices ``keys`` (candidate, dx, dy): the mean of their probabilities in
+    ``views`` (as ``FaceClassifier.classify_patches(tta=True, views=views)``), the unturned view (0)
+    taken from ``raw`` (the slice's earlier unturned reading) instead of read again: 1 of 8 model
+    reads saved, the same numbers (to the model's float rounding across batches)."""
+    if 0 not in views or not all(k in raw for k in keys):
+        return model.classify_patches([square(*k) for k in keys], tta=True, views=views)
+    rest = tuple(v for v in views if v != 0)
+    turned = iter(model.view_probabilities([square(*k) for k in keys], rest))
+    unturned = np.stack([raw[k] for k in keys])
+    probs = np.stack([unturned if v == 0 else next(turned) for v in views])
+    return [face_guess(p) for p in probs.mean(axis=0)]
 
 
 def _vote_share(g: list[FaceGuess], face: int, vote_notdie: float) -> float:

@@ -327,6 +327,14 @@ def test_a_peak_centre_is_the_weighted_mean_of_its_cells() -> None:
     assert (cen[0].u, cen[0].v) == (5.0 * STRIDE - 0.5, 4.5 * STRIDE - 0.5)  # halfway between the two cells
     lone = next(p for p in cen if p.score < 0.85)
     assert np.allclose((lone.u, lone.v), ((1.5 + 0.25) * STRIDE - 0.5, (8.5 - 0.5) * STRIDE - 0.5))
+    # a peak in the map's corner: the cells off the map weigh nothing, an offset beyond a cell is clipped
+    e = np.zeros((3, 6, 8), np.float32)
+    e[0, 0, 0], e[0, 0, 1], e[0, 1, 0] = 0.9, 0.3, 0.3
+    e[1, 0, 0], e[2, 0, 0] = 3.0, -0.5
+    corner = _Heat(e).peaks(np.zeros((24, 32, 3), np.uint8), 0.5, 4, centroid=True)[0]
+    u = (0.9 * (0.5 + 1.0) + 0.3 * 1.5 + 0.3 * 0.5) / 1.5
+    v = (0.9 * (0.5 - 0.5) + 0.3 * 0.5 + 0.3 * 1.5) / 1.5
+    assert np.allclose((corner.u, corner.v), (u * STRIDE - 0.5, v * STRIDE - 0.5))
 
 
 def test_the_check_reuses_the_unturned_reading() -> None:

@@ -84,6 +84,10 @@ def channel_medians(pixels: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     return out
 
 
+_DV, _DU = np.mgrid[0:3, 0:3]
+"""Row and column offsets of the 3 x 3 cells around a peak, in a map padded by one cell."""
+
+
 class DieDetector:
     """Loads the ONNX detector once; returns peaks on a top view."""
 
@@ -109,18 +113,19 @@ class DieDetector:
         vs, us = np.nonzero((s >= mx) & (s >= min_score))
         order = np.argsort(-s[vs, us])[:max_peaks]
         vs, us = vs[order], us[order]
-        off = np.clip(h[1:3], -1, 1)
         score = s[vs, us]
         if centroid:  # the 3x3 cells around each peak (cells off the map weigh 0)
-            sp, op = np.pad(s, 1), np.pad(off, ((0, 0), (1, 1), (1, 1)))
-            dv, du = np.mgrid[0:3, 0:3]
-            vv, uu = vs[:, None, None] + dv[None], us[:, None, None] + du[None]
-            w = sp[vv, uu]
+            vv, uu = vs[:, None, None] + _DV[None], us[:, None, None] + _DU[None]  # padded-map indices
+            inside = (vv >= 1) & (vv <= s.shape[0]) & (uu >= 1) & (uu <= s.shape[1])
+            vi, ui = np.clip(vv - 1, 0, s.shape[0] - 1), np.clip(uu - 1, 0, s.shape[1] - 1)
+            w = np.where(inside, s[vi, ui], np.float32(0))
+            ox = np.where(inside, np.clip(h[1][vi, ui], -1, 1), np.float32(0))
+            oy = np.where(inside, np.clip(h[2][vi, ui], -1, 1), np.float32(0))
             wsum = w.sum(axis=(1, 2))
-            cu = ((uu - 0.5 + op[0][vv, uu]) * w).sum(axis=(1, 2)) / wsum
-            cv = ((vv - 0.5 + op[1][vv, uu]) * w).sum(axis=(1, 2)) / wsum
+            cu = ((uu - 0.5 + ox) * w).sum(axis=(1, 2)) / wsum
+            cv = ((vv - 0.5 + oy) * w).sum(axis=(1, 2)) / wsum
         else:
-            cu, cv = us + 0.5 + off[0, vs, us], vs + 0.5 + off[1, vs, us]
+            cu, cv = us + 0.5 + np.clip(h[1, vs, us], -1, 1), vs + 0.5 + np.clip(h[2, vs, us], -1, 1)
         return [Peak(float(a) * STRIDE - 0.5, float(b) * STRIDE - 0.5, float(c)) for a, b, c in zip(cu, cv, score, strict=True)]
 
 

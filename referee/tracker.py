@@ -1244,6 +1244,13 @@ class Tracker:
             return [Emitted(PositionObserved(position_of(sc.board, s.turn or Side.WHITE), t=t, uncertain=True),
                             seq, _changed_points(s.sent, sc.board), unsure=True,
                             note="the board changed with no play on record: please check")]
+        if self.config.judge is not None and s.phase is Phase.PLAYING:
+            # real vision: the play is judged when the dice are lifted, from the board the laws had when
+            # they landed (``start``); a board sent mid-play would make that start look out of step with
+            # the laws and put a sure play on record as "put in step, please check" (the demo, seed 1:
+            # a frame read whole as the dice went, white's opening play unsure, so black's throw in the
+            # wrong table two turns later was asked, not called)
+            return []
         if not sc.sure:
             if s.phase is not Phase.PLAYING and s.sent is not None:
                 # a change seen without a throw, but not clearly: ask, never accuse

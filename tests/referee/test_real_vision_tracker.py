@@ -595,3 +595,22 @@ def test_a_die_read_cocked_beyond_doubt_in_the_throwers_table_is_called() -> Non
         ses = session_run(s)
         codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
         assert codes == ([("dice-cocked", Side.BLACK)] if called else []), (conf, area, codes)
+
+
+def test_a_board_read_whole_mid_play_never_puts_a_sure_play_on_record_unsure() -> None:
+    """``bgref demo`` seed 1 (session 6's slot model): a frame read whole while the opening dice still lay
+    there went to the laws mid-play; at the lift the play's start differed from that board, so the sure
+    opening play went on record "put in step, please check", whose throw came next was unsettled, and
+    BLACK's throw into the wrong table two turns later was asked, not called.  Real vision judges the
+    play at the lift: the opening play goes on record sure and the wrong table is called."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    opening = (sure_face(die(5, Area.RIGHT_TABLE, W_SPOTS[0])), sure_face(die(3, Area.LEFT_TABLE, B_SPOTS[0])))
+    wrong = (sure_face(die(2, Area.RIGHT_TABLE, (180.0, 200.0))), sure_face(die(1, Area.RIGHT_TABLE, (220.0, 210.0))))
+    s = Script().show(START).show(START, opening).show(p1, opening)  # the play read whole, dice still down
+    s.show(p1).show(p1, wrong)  # the dice lifted; BLACK throws into WHITE's right-hand table
+    ses = session_run(s)
+    lifted = [j for j in ses.judged if isinstance(j.emitted.event, DiceLifted)]
+    assert len(lifted) == 1 and not lifted[0].emitted.unsure
+    assert not any("put in step" in j.emitted.note for j in ses.judged)
+    assert [j.verdict.code.value for j in ses.infractions if j.verdict.code] == ["dice-wrong-table"]
+    assert ses.infractions[0].verdict.offender is Side.BLACK and ses.tracker.state.turn_sure

@@ -100,8 +100,8 @@ def test_score_prints_per_game_and_total_figures_and_writes_json(monkeypatch: py
     assert tot["caught"] == g["caught"] == direct.caught >= 1 and tot["seeded"] == direct.seeded
     assert g["by_kind"]["premature_throw"] == [1, 1] and tot["checks"] == len(direct.checks)
     assert tot["false_alarms"] == 0 and tot["wrong_names"] == 0
-    # the staged wrong distance is held, put on record as the likeliest legal play, then corrected: the laws
-    # amend the play (PlayAmended) and the exports equal the game (they differed from move 2 without it)
+    # the staged wrong distance, read whole, is called and then corrected: the exports equal the game (until
+    # session 6 a board sent mid-play put it on record as another legal play, amended when corrected)
     assert g["exports_equal"] is True and g["first_diff"] is None
     assert tot["latency_ms_median"] == round(tot["latency_frames_median"] * 1000 / 30)
     assert f"game 7101: turns {rec.turn_no}, caught {g['caught']}/{g['seeded']}" in text

@@ -354,6 +354,8 @@ def test_the_check_reuses_the_unturned_reading() -> None:
             for n, p in enumerate(x[:, 0]):
                 y, xx = np.unravel_index(int(np.argmin(p)), p.shape)
                 out[n, 1 + 2 * (y >= PATCH // 2) + (xx >= PATCH // 2)] = 0.997
+                if np.ptp(p) < 1e-6:  # a blank square: maybe a die (re-read on the grid)
+                    out[n, 0] = 0.3
             return out
 
     class _Plain:  # the same model seen only through classify_patches: every view read afresh
@@ -372,3 +374,10 @@ def test_the_check_reuses_the_unturned_reading() -> None:
     assert reuse.patches == [1, 7] and fresh.patches == [1, 8]  # decisive, then checked in its turns
     assert np.array_equal(mm_a, mm_b)
     assert a == b and a[0].probability < 0.9  # the turns read other corners: not confirmed
+    # with a second, undecided candidate (blank) the grid is read: the first one's turns go with it
+    two = np.array([[60.0, 70.0], [150.0, 140.0]])
+    reuse, fresh = _Corner(), _Corner()
+    mm_a, a = read_top_faces(img, _Plane(), two, 16.0, reuse, DiceConfig())
+    mm_b, b = read_top_faces(img, _Plane(), two, 16.0, _Plain(fresh), DiceConfig())  # type: ignore[arg-type]
+    assert reuse.patches == [2, 8 + 7] and fresh.patches == [2, 8, 8]
+    assert np.array_equal(mm_a, mm_b) and a == b and abs(a[1].not_die - 0.3) < 1e-6

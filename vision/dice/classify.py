@@ -76,13 +76,20 @@ class FaceClassifier:
     def view_probabilities(self, patches: list[U8Array], views: tuple[int, ...] = ALL_VIEWS) -> npt.NDArray[np.float32]:
         """(len(views), N, 7): each patch's probabilities in each of its orientations ``views``, from
         one model run."""
-        x = normalise_fast(patches)
-        if len(x) == 0 or not views:
-            return np.zeros((len(views), len(x), 7), np.float32)
+        return self.read_both([], patches, views)[1]
+
+    def read_both(self, plain: list[U8Array], turned: list[U8Array],
+                  views: tuple[int, ...]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """((N1, 7), (len(views), N2, 7)): the probabilities of the ``plain`` patches as they are and
+        of the ``turned`` ones in each of their ``views``, from one model run (two reads of one frame
+        that do not depend on each other: one run's fixed cost instead of two)."""
+        x = normalise_fast(turned)
         turns = [np.rot90(x, k % 4, axes=(2, 3)) for k in views]
         views_ = [v[:, :, :, ::-1] if k >= 4 else v for k, v in zip(views, turns, strict=True)]
-        out: npt.NDArray[np.float32] = self.probabilities(np.ascontiguousarray(np.concatenate(views_))).reshape(len(views_), len(x), -1)
-        return out
+        probs = self.probabilities(np.ascontiguousarray(np.concatenate([normalise_fast(plain), *views_])))
+        n = len(plain)
+        out: npt.NDArray[np.float32] = probs[n:].reshape(len(views), len(x), 7)
+        return probs[:n], out
 
     def classify(
         self, gray: U8Array, squares: list[tuple[tuple[float, float], float, float]], *, tta: bool = True,

@@ -8,7 +8,7 @@ shifted squares and in 8 turns, and caps a face the readings do not agree on at 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -59,11 +59,17 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
     # each slice's raw probabilities (7) by (candidate, dx, dy): the check's unturned view reuses them
     raw: dict[tuple[int, int, int], npt.NDArray[np.float32]] = {}
 
-    def read(keys: list[tuple[int, int, int]]) -> list[FaceGuess]:
+    # the turned views (all but 0) of slices checked early, read with the grid's first run
+    early: dict[tuple[int, int, int], npt.NDArray[np.float32]] = {}
+    views = dcfg.top_check_views
+    rest = tuple(v for v in views if v != 0)
+
+    def read(keys: list[tuple[int, int, int]], ahead: Sequence[tuple[int, int, int]] = ()) -> list[FaceGuess]:
         if not isinstance(model, FaceClassifier):  # a stand-in that only classifies (tests)
             return model.classify_patches([square(*k) for k in keys], tta=False)
-        p = model.mean_probabilities([square(*k) for k in keys], tta=False)
+        p, t = model.read_both([square(*k) for k in keys], [square(*k) for k in ahead], rest if ahead else ())
         raw.update(zip(keys, p, strict=True))
+        early.update(zip(ahead, t.transpose(1, 0, 2), strict=True))
         return [face_guess(q) for q in p]
 
     first = read([(i, 0, 0) for i in range(len(win))])
@@ -84,13 +90,17 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
     agreed: dict[int, bool] = {}  # the grid that moved it last agreed on its face
     seen = {(i, 0, 0): first[i] for i in todo}  # (candidate, dx, dy) -> its reading
     active = list(todo)
+    # the decisive readings' checks do not depend on the grid: their turns go with its first run
+    early_ok = dcfg.top_tta_final and 0 in views and bool(rest) and isinstance(model, FaceClassifier)
+    ahead: Sequence[tuple[int, int, int]] = [(i, 0, 0) for i, _, _, _ in check] if early_ok else []
     for _ in range(steps):
         if not active:
             break
         # a square a previous grid read is not read again (a step shares 3-6 of its 9 squares)
         new = list(dict.fromkeys((i, at[i][0] + dx, at[i][1] + dy) for i in active for dx, dy in grid
                                  if (i, at[i][0] + dx, at[i][1] + dy) not in seen))
-        seen.update(zip(new, read(new), strict=True))
+        seen.update(zip(new, read(new, ahead), strict=True))
+        ahead = ()
         moving = []
         for i in active:
             gs = [seen[(i, at[i][0] + dx, at[i][1] + dy)] for dx, dy in grid]
@@ -125,7 +135,7 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
         # made one more wrong face on the tuning seeds), the detector's own square keeps its first
         # reading's (as before the check: the check decides the face, not whether it is a die;
         # with the 8-turn value, 3 more of 280 dice of 900400-900539 were lost)
-        tt = (_check_readings(model, [(i, dx, dy) for i, (dx, dy), _, _ in check], square, raw, dcfg.top_check_views)
+        tt = (_check_readings(model, [(i, dx, dy) for i, (dx, dy), _, _ in check], square, raw, early, views)
               if dcfg.top_tta_final else [out[i] for i, _, _, _ in check])
         for (i, _, agree, moved), t in zip(check, tt, strict=True):
             ok = agree and t.face == out[i].face and t.probability >= dcfg.top_min_probability
@@ -136,18 +146,25 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
 
 def _check_readings(model: FaceClassifier, keys: list[tuple[int, int, int]],
                     square: Callable[[int, int, int], npt.NDArray[Any]],
-                    raw: dict[tuple[int, int, int], npt.NDArray[np.float32]], views: tuple[int, ...]) -> list[FaceGuess]:
+                    raw: dict[tuple[int, int, int], npt.NDArray[np.float32]],
+                    early: dict[tuple[int, int, int], npt.NDArray[np.float32]], views: tuple[int, ...]) -> list[FaceGuess]:
     """The 8-turn check of the slices ``keys`` (candidate, dx, dy): the mean of their probabilities in
     ``views`` (as ``FaceClassifier.classify_patches(tta=True, views=views)``), the unturned view (0)
-    taken from ``raw`` (the slice's earlier unturned reading) instead of read again: 1 of 8 model
-    reads saved, the same numbers (to the model's float rounding across batches)."""
+    taken from ``raw`` (the slice's earlier unturned reading) instead of read again (1 of 8 model
+    reads saved) and the turned views of a slice in ``early`` (read with the grid) from there: the
+    same numbers (to the model's float rounding across batches)."""
     if 0 not in views or not all(k in raw for k in keys):
         return model.classify_patches([square(*k) for k in keys], tta=True, views=views)
     rest = tuple(v for v in views if v != 0)
-    turned = iter(model.view_probabilities([square(*k) for k in keys], rest))
-    unturned = np.stack([raw[k] for k in keys])
-    probs = np.stack([unturned if v == 0 else next(turned) for v in views])
-    return [face_guess(p) for p in probs.mean(axis=0)]
+    todo = [k for k in keys if k not in early]
+    if todo and rest:
+        early = {**early, **dict(zip(todo, model.view_probabilities([square(*k) for k in todo], rest).transpose(1, 0, 2), strict=True))}
+    out = []
+    for k in keys:
+        turned = iter(early[k] if rest else ())
+        probs = np.stack([raw[k] if v == 0 else next(turned) for v in views])
+        out.append(face_guess(probs.mean(axis=0)))
+    return out
 
 
 def _vote_share(g: list[FaceGuess], face: int, vote_notdie: float) -> float:

@@ -694,7 +694,10 @@ def lens_restarts(lab: npt.NDArray[np.float32], polished: CalibrationProfile, su
     truth (seen 3318, 27.8 degrees: 1.06 -> 5.4 px).  A restart that moves a corner by more than
     ``cfg.lens_restart_max_move_px`` is a different placement, not a better lens, and is not taken: on seen
     3163 (37.9 degrees, without the tilt limit) a restart turned a placement 72 px off, which the fit guard
-    refuses, into one 20 px off with a corner confidence the guard passed.
+    refuses, into one 20 px off with a corner confidence the guard passed.  With ``cfg.lens_restart_early_stop``
+    (session 6) the restarts stop at the first whose cost is not below that of the fit they started from (or
+    that fails, or moves a corner too far): the first factor is a probe, and a fit that is already right pays
+    one restart, not three.
     """
     from calibration.model import fit_pose
 
@@ -702,6 +705,7 @@ def lens_restarts(lab: npt.NDArray[np.float32], polished: CalibrationProfile, su
         return polished, support
 
     best = (_polish_cost(lab, polished, cfg), polished, support)
+    e0 = best[0]
     c0 = np.asarray(polished.corners_px, np.float64).reshape(4, 2)
     reach = cfg.lens_restart_max_move_px * polished.camera.width / 1920.0
     for fac in cfg.lens_restarts:
@@ -711,11 +715,15 @@ def lens_restarts(lab: npt.NDArray[np.float32], polished: CalibrationProfile, su
                            hole_offset_px=cfg.hole_offset_px, walled_outer=True, robust_floor=cfg.polish_robust_floor)
             cand = _profile_of_fit(fit, polished.spec, True)
         except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
+            if cfg.lens_restart_early_stop:
+                break
             continue
         moved = float(np.linalg.norm(np.asarray(cand.corners_px, np.float64).reshape(4, 2) - c0, axis=1).max())
         e = _polish_cost(lab, cand, cfg)
         if e < best[0] - cfg.polish_restart_margin and moved <= reach:
             best = (e, cand, fit.support)
+        elif cfg.lens_restart_early_stop and not (e < e0 - cfg.polish_restart_margin and moved <= reach):
+            break  # not better than the fit it started from: the rest are not tried
     return best[1], best[2]
 
 

@@ -71,10 +71,17 @@ class CalibrationConfig:
     left 2-3 px off is not rejected as an outlier."""
     polish_restart_margin: float = 0.0
     """... a restart replaces the polished fit when its cost is lower by more than this."""
-    lens_restarts: tuple[float, ...] = (0.75, 0.85, 0.92)
+    lens_restarts: tuple[float, ...] = (0.85, 0.92, 0.75)
     """Uncalibrated camera: after the polish restarts the winner is also re-posed through cameras of these
     multiples of its focal length with the same distortion in pixels and fitted again; the lowest polish edge
-    cost wins (:func:`calibration.board.lens_restarts`; empty: off)."""
+    cost wins (:func:`calibration.board.lens_restarts`; empty: off).  Tried in this order (see below)."""
+    lens_restart_early_stop: bool = True
+    """... and the restarts stop at the first whose cost is not below that of the fit they started from (or
+    that moves a corner beyond ``lens_restart_max_move_px``), so the first (0.85, the middle) is a probe: a fit
+    that is already right (most) pays one restart instead of three.  Chosen on seen scenes (session 6): 3383,
+    3388, 3397 improve at 0.85 and are fixed as with all three; with 0.92 first, 3397 was lost (0.92 raised its
+    cost by 0.0006, 0.85 lowered it: 2.95 -> 0.68 px only at 0.85); 3300-3302 and 3304 stop after the probe.
+    False: all of them run, the lowest wins."""
     lens_restart_max_tilt_deg: float = 25.0
     """... only for fits at most this many degrees from frontal (the fit's ``quality.tilt_deg``), where the focal
     length is weakly observed.  Chosen on seen scenes: the restarts fixed 3383, 3388, 3397 (2.8-15.2 degrees)

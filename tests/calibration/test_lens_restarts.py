@@ -59,3 +59,36 @@ def test_the_lens_restarts_free_the_stuck_lens(scene) -> None:
     assert lens_restarts(lab, stuck, 0.6, False, cfg)[0] is stuck
     # nor in a view steeper than the limit (this one is ~9.5 degrees from frontal)
     assert lens_restarts(lab, stuck, 0.6, True, replace(cfg, lens_restart_max_tilt_deg=5.0))[0] is stuck
+
+
+def _counting(monkeypatch):
+    import calibration.model as model
+
+    calls = []
+    real = model.fit_pose
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(model, "fit_pose", counted)
+    return calls
+
+
+def test_the_walk_stops_at_the_first_restart_worse_than_its_start(scene, monkeypatch) -> None:
+    """Session 6: the restarts stop at the first whose cost is not below the starting fit's (the first, 0.85,
+    is a probe): on this stuck lens each one lowers it (all three run, the same fix as trying them all); from
+    the fixed fit the probe does not (one fit, not three) and the fit is kept."""
+    lab, truth, stuck = scene
+    cfg = CalibrationConfig()
+    assert cfg.lens_restart_early_stop
+    calls = _counting(monkeypatch)
+    walked, _ = lens_restarts(lab, stuck, 0.6, True, cfg)
+    assert len(calls) == 3
+    assert float(corner_errors(walked.corners_px, truth).max()) < 0.5
+    calls.clear()
+    again, _ = lens_restarts(lab, walked, 0.6, True, cfg)
+    assert again is walked and len(calls) == 1
+    calls.clear()
+    full, _ = lens_restarts(lab, walked, 0.6, True, replace(cfg, lens_restart_early_stop=False))
+    assert len(calls) == 3 and _polish_cost(lab, full, cfg) <= _polish_cost(lab, walked, cfg)

@@ -363,7 +363,12 @@ def judge_play(before: Position, dice: Dice | tuple[int, int], looks: Sequence[L
             return Judgement(JudgementKind.ILLEGAL, b, None, best_any[0], legal_mass, doubtful(b), illegal[b], True)
     pb, b, _ = best_legal
     fits = _fits(b, looks, cfg)
-    kind = JudgementKind.LEGAL if pb >= cfg.legal_margin and fits else JudgementKind.UNSURE
+    # the board as it stood (nothing played: a void throw taken back), when no legal play, shares the
+    # posterior too: a legal play barely likelier than nothing played is never sure (7262 s6f: a cocked
+    # die unseen, its throw lifted unplayed; 24/21 one misread checker likelier, sent sure, the rethrow
+    # then called in the wrong table on the opponent)
+    sure_p = pb if still in legal else pb * z / (z + math.exp(unplayed - top))
+    kind = JudgementKind.LEGAL if sure_p >= cfg.legal_margin and fits else JudgementKind.UNSURE
     return Judgement(kind, b, legal[b], pb, legal_mass, () if kind is JudgementKind.LEGAL else doubtful(b),
                      fits=fits)
 

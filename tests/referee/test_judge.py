@@ -115,3 +115,19 @@ def test_unsure_readings_alone_never_make_an_accusation() -> None:
     # reading the reader itself is sure of contradicts "nothing played" -> never called (7215 r3)
     j = judge_play(pos, Dice(6, 1), [look(bad, unsure={6: 0.0, 26: 0.0})], weak=())
     assert j.kind is not JudgementKind.ILLEGAL
+
+
+def test_a_legal_play_barely_likelier_than_nothing_played_is_not_sure() -> None:
+    """7262 s6f: a throw with a cocked die unseen was lifted unplayed; one checker misread made 24/21 a
+    hair likelier than the board as it stood, and it was sent sure (the rethrow then called in the wrong
+    table on the opponent).  The board as it stood (a void throw taken back) shares the posterior: unsure."""
+    played = board_of(after(START, (2, 1), "24/21"))
+    stood = board_of(START)
+    lk = list(reading_of(played, 1.0))
+    lk[20] = replace(lk[20], confidence=0.77)  # the checker on 21: read at 0.77
+    lk[23] = reading_of(stood, 0.8)[23]  # the 24 point read as it stood, at 0.8
+    j = judge_play(START, Dice(2, 1), [tuple(lk)])
+    assert not j.unplayed and j.play is not None and j.play.notation() == "24/21"
+    assert j.kind is JudgementKind.UNSURE, j
+    # the same play read beyond doubt stays sure
+    assert judge_play(START, Dice(2, 1), [look(after(START, (2, 1), "24/21"))]).kind is JudgementKind.LEGAL

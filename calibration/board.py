@@ -508,6 +508,21 @@ def _polish_cost(lab: npt.NDArray[np.float32], p: CalibrationProfile, cfg: Calib
                           hole_offsets=True, walled_outer=True))
 
 
+def _polish_refit(lab: npt.NDArray[np.float32], cam: CameraModel, spec: BoardSpec, rv: FloatArray, tv: FloatArray,
+                  searches: tuple[float, ...], cfg: CalibrationConfig) -> tuple[CalibrationProfile, float] | None:
+    """The final polish's fit (free lens, hole offsets, walled outer rims, ``cfg.polish_robust_floor``) run
+    again from pose ``rv``/``tv`` through ``cam`` with ``searches``: the profile and its support, or None when
+    the fit fails.  What the polish restarts, the lens restarts and the hinge restarts each re-fit with."""
+    from calibration.model import fit_pose
+
+    try:
+        fit = fit_pose(lab, cam.with_distortion(cam.dist, "default"), spec, rv, tv, free_lens=True, searches=searches,
+                       hole_offset_px=cfg.hole_offset_px, walled_outer=True, robust_floor=cfg.polish_robust_floor)
+        return _profile_of_fit(fit, spec, True), fit.support
+    except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
+        return None
+
+
 def outline_polish(lab: npt.NDArray[np.float32], prof: CalibrationProfile, support: float, free_lens: bool,
                    cfg: CalibrationConfig) -> tuple[CalibrationProfile, float]:
     """The final fit, kept when it explains the board's edges better (else ``prof`` and ``support`` back).
@@ -555,15 +570,12 @@ def polish_restarts(lab: npt.NDArray[np.float32], start: CalibrationProfile, pol
     lengths, with the robust window no narrower than the search window (``cfg.polish_robust_floor``),
     the fit reaches that lower cost.  Uncalibrated cameras only (a known lens has nothing to trade).
     """
-    from calibration.model import _repose, fit_pose
+    from calibration.model import _repose
 
     if not free_lens or not cfg.polish_restarts:
         return polished, support
 
-    def cost(p: CalibrationProfile) -> float:
-        return _polish_cost(lab, p, cfg)
-
-    best = (cost(polished), polished, support)
+    best = (_polish_cost(lab, polished, cfg), polished, support)
     for fac in cfg.polish_restarts:
         if fac == 1.0:
             cam, rv, tv = start.camera, np.asarray(start.rvec), np.asarray(start.tvec)
@@ -573,38 +585,38 @@ def polish_restarts(lab: npt.NDArray[np.float32], start: CalibrationProfile, pol
                                   start.camera.fx * fac)
             cam = cam.with_distortion((0.0,) * 5, "default")
             searches = (14.0, 8.0, *cfg.outline_polish_searches)
-        try:
-            fit = fit_pose(lab, cam.with_distortion(cam.dist, "default"), start.spec, rv, tv, free_lens=True,
-                           searches=searches, hole_offset_px=cfg.hole_offset_px, walled_outer=True,
-                           robust_floor=cfg.polish_robust_floor)
-            cand = _profile_of_fit(fit, start.spec, True)
-        except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
+        refit = _polish_refit(lab, cam, start.spec, rv, tv, searches, cfg)
+        if refit is None:
             continue
-        e = cost(cand)
+        cand, cand_support = refit
+        e = _polish_cost(lab, cand, cfg)
         if e < best[0] - cfg.polish_restart_margin:
-            best = (e, cand, fit.support)
+            best = (e, cand, cand_support)
     return best[1], best[2]
 
 
-def _far_edge(prof: CalibrationProfile) -> int:
-    """Index ``i`` of the outer top edge (corners ``i``, ``i + 1``) farthest from ``prof``'s camera."""
+def _rail_top_in_camera(prof: CalibrationProfile) -> FloatArray:
+    """The four outer top corners of ``prof``'s board in its camera's coordinates (mm), corner order."""
     spec = prof.spec
     W, D, h = spec.width_mm, spec.depth_mm, spec.rail_height_mm
     top = np.array([[0, 0, h], [W, 0, h], [W, D, h], [0, D, h]], np.float64)
     R, _ = cv2.Rodrigues(np.asarray(prof.rvec, np.float64))
-    depth = np.linalg.norm(top @ R.T + np.asarray(prof.tvec, np.float64).reshape(3), axis=1)
+    pts: FloatArray = top @ R.T + np.asarray(prof.tvec, np.float64).reshape(3)
+    return pts
+
+
+def _far_edge(prof: CalibrationProfile) -> int:
+    """Index ``i`` of the outer top edge (corners ``i``, ``i + 1``) farthest from ``prof``'s camera."""
+    depth = np.linalg.norm(_rail_top_in_camera(prof), axis=1)
     return max(range(4), key=lambda k: float(depth[k] + depth[(k + 1) % 4]))
 
 
 def _hinged(prof: CalibrationProfile, angle_deg: float) -> tuple[FloatArray, FloatArray]:
     """``prof``'s pose turned by ``angle_deg`` about its far edge (:func:`_far_edge`): the far end stays
     where it is, the near end moves toward or away from the camera."""
-    spec = prof.spec
-    W, D, h = spec.width_mm, spec.depth_mm, spec.rail_height_mm
-    top = np.array([[0, 0, h], [W, 0, h], [W, D, h], [0, D, h]], np.float64)
     R, _ = cv2.Rodrigues(np.asarray(prof.rvec, np.float64))
     t = np.asarray(prof.tvec, np.float64).reshape(3)
-    cam_pts = top @ R.T + t
+    cam_pts = _rail_top_in_camera(prof)
     i = _far_edge(prof)
     a, b = cam_pts[i], cam_pts[(i + 1) % 4]
     axis = (b - a) / np.linalg.norm(b - a)
@@ -628,32 +640,24 @@ def hinge_restarts(lab: npt.NDArray[np.float32], polished: CalibrationProfile, s
     there a few px off at a higher edge cost than the truth (seen 3233: 0.432 against 0.400 at the truth).
     Uncalibrated cameras only, as the polish restarts.
     """
-    from calibration.model import fit_pose
-
     if not free_lens or not cfg.hinge_restarts_deg:
         return polished, support
 
-    def cost(p: CalibrationProfile) -> float:
-        return _polish_cost(lab, p, cfg)
-
-    best = (cost(polished), polished, support)
+    best = (_polish_cost(lab, polished, cfg), polished, support)
     i = _far_edge(polished)
     far = [i, (i + 1) % 4]
     c0 = np.asarray(polished.corners_px, np.float64).reshape(4, 2)[far]
     tol = cfg.hinge_far_tol_px * polished.camera.width / 1920.0
     for ang in cfg.hinge_restarts_deg:
         rv, tv = _hinged(polished, ang)
-        try:
-            fit = fit_pose(lab, polished.camera.with_distortion(polished.camera.dist, "default"), polished.spec, rv, tv,
-                           free_lens=True, searches=(8.0, *cfg.outline_polish_searches),
-                           hole_offset_px=cfg.hole_offset_px, walled_outer=True, robust_floor=cfg.polish_robust_floor)
-            cand = _profile_of_fit(fit, polished.spec, True)
-        except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
+        refit = _polish_refit(lab, polished.camera, polished.spec, rv, tv, (8.0, *cfg.outline_polish_searches), cfg)
+        if refit is None:
             continue
+        cand, cand_support = refit
         moved = float(np.linalg.norm(np.asarray(cand.corners_px, np.float64).reshape(4, 2)[far] - c0, axis=1).max())
-        e = cost(cand)
+        e = _polish_cost(lab, cand, cfg)
         if e < best[0] - cfg.polish_restart_margin and moved <= tol:
-            best = (e, cand, fit.support)
+            best = (e, cand, cand_support)
     return best[1], best[2]
 
 
@@ -699,8 +703,6 @@ def lens_restarts(lab: npt.NDArray[np.float32], polished: CalibrationProfile, su
     that fails, or moves a corner too far): the first factor is a probe, and a fit that is already right pays
     one restart, not three.
     """
-    from calibration.model import fit_pose
-
     if not free_lens or not cfg.lens_restarts or polished.quality.tilt_deg > cfg.lens_restart_max_tilt_deg:
         return polished, support
 
@@ -711,17 +713,19 @@ def lens_restarts(lab: npt.NDArray[np.float32], polished: CalibrationProfile, su
     for fac in cfg.lens_restarts:
         try:
             cam, rv, tv = _lens_scaled(polished, fac)
-            fit = fit_pose(lab, cam, polished.spec, rv, tv, free_lens=True, searches=(8.0, *cfg.outline_polish_searches),
-                           hole_offset_px=cfg.hole_offset_px, walled_outer=True, robust_floor=cfg.polish_robust_floor)
-            cand = _profile_of_fit(fit, polished.spec, True)
         except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
+            refit = None
+        else:
+            refit = _polish_refit(lab, cam, polished.spec, rv, tv, (8.0, *cfg.outline_polish_searches), cfg)
+        if refit is None:
             if cfg.lens_restart_early_stop:
                 break
             continue
+        cand, cand_support = refit
         moved = float(np.linalg.norm(np.asarray(cand.corners_px, np.float64).reshape(4, 2) - c0, axis=1).max())
         e = _polish_cost(lab, cand, cfg)
         if e < best[0] - cfg.polish_restart_margin and moved <= reach:
-            best = (e, cand, fit.support)
+            best = (e, cand, cand_support)
         elif cfg.lens_restart_early_stop and not (e < e0 - cfg.polish_restart_margin and moved <= reach):
             break  # not better than the fit it started from: the rest are not tried
     return best[1], best[2]

@@ -14,12 +14,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from calibration.board import hinge_restarts, smoothed_lab
-from calibration.camera import CameraModel
+from calibration.board import hinge_restarts
 from calibration.config import CalibrationConfig
-from calibration.model import fit_cost
-from calibration.profile import CalibrationProfile
-from calibration.scenes import corner_errors, load_or_render
+from calibration.scenes import corner_errors
+from tests.calibration.stuck import edge_cost, stuck_scene
 
 SEED = 3435
 FX = 1478.3827169655565
@@ -30,15 +28,7 @@ TVEC = (356.88066661962307, -274.77327476316924, 945.7012203449649)
 
 @pytest.fixture(scope="module")
 def scene(tmp_path_factory):
-    img, truth = load_or_render(SEED, 1920, 1080, 45.0, tmp_path_factory.mktemp("hinge_scenes"))
-    cam = replace(CameraModel.default_for_size(1920, 1080), fx=FX, fy=FX).with_distortion(DIST, "edges")
-    stuck = CalibrationProfile.from_pose(cam, truth.spec, np.array(RVEC), np.array(TVEC), reprojection_px=0.5)
-    return smoothed_lab(img), truth, stuck
-
-
-def _cost(lab, p: CalibrationProfile) -> float:
-    return fit_cost(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), hole_offsets=True,
-                    walled_outer=True)
+    return stuck_scene(SEED, tmp_path_factory.mktemp("hinge_scenes"), FX, DIST, RVEC, TVEC, "edges")
 
 
 def test_the_hinge_restarts_free_the_stuck_near_end(scene) -> None:
@@ -49,7 +39,7 @@ def test_the_hinge_restarts_free_the_stuck_near_end(scene) -> None:
     best, _ = hinge_restarts(lab, stuck, 0.73, True, cfg)
     assert best is not stuck
     assert float(corner_errors(best.corners_px, truth).max()) < 1.0
-    assert _cost(lab, best) < _cost(lab, stuck)
+    assert edge_cost(lab, best) < edge_cost(lab, stuck)
     # switched off, or with a known lens, they change nothing
     assert hinge_restarts(lab, stuck, 0.73, True, replace(cfg, hinge_restarts_deg=()))[0] is stuck
     assert hinge_restarts(lab, stuck, 0.73, False, cfg)[0] is stuck

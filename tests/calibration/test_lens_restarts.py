@@ -15,11 +15,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from calibration.board import _lens_scaled, _polish_cost, lens_restarts, smoothed_lab
-from calibration.camera import CameraModel
+from calibration.board import _lens_scaled, _polish_cost, lens_restarts
 from calibration.config import CalibrationConfig
 from calibration.profile import CalibrationProfile
-from calibration.scenes import corner_errors, load_or_render
+from calibration.scenes import corner_errors
+from tests.calibration.stuck import stuck_scene
 
 SEED = 3383
 FX = 1524.1365369161604
@@ -30,10 +30,7 @@ TVEC = (442.4126814620854, -183.11938602897746, 1028.131273093598)
 
 @pytest.fixture(scope="module")
 def scene(tmp_path_factory):
-    img, truth = load_or_render(SEED, 1920, 1080, 45.0, tmp_path_factory.mktemp("lens_scenes"))
-    cam = replace(CameraModel.default_for_size(1920, 1080), fx=FX, fy=FX).with_distortion(DIST, "default")
-    stuck = CalibrationProfile.from_pose(cam, truth.spec, np.array(RVEC), np.array(TVEC), reprojection_px=0.5)
-    return smoothed_lab(img), truth, stuck
+    return stuck_scene(SEED, tmp_path_factory.mktemp("lens_scenes"), FX, DIST, RVEC, TVEC, "default")
 
 
 def test_the_lens_scaled_camera_shows_the_board_where_it_was(scene) -> None:

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
 import pytest
 
-from calibration.board import outline_polish, polish_restarts, smoothed_lab
+from calibration.board import outline_polish, polish_restarts
 from calibration.camera import CameraModel
 from calibration.config import CalibrationConfig
-from calibration.model import fit_cost
 from calibration.profile import CalibrationProfile
-from calibration.scenes import corner_errors, load_or_render
+from calibration.scenes import corner_errors
+from tests.calibration.stuck import edge_cost, stuck_scene
 
 SEED = 3000
 FX = 1723.0966527417356
@@ -33,15 +32,7 @@ TVEC = (-155.97638346348919, -428.9370180080591, 1610.1941693721635)
 
 @pytest.fixture(scope="module")
 def scene(tmp_path_factory):
-    img, truth = load_or_render(SEED, 1920, 1080, 45.0, tmp_path_factory.mktemp("restart_scenes"))
-    cam = replace(CameraModel.default_for_size(1920, 1080), fx=FX, fy=FX).with_distortion(DIST, "edges")
-    start = CalibrationProfile.from_pose(cam, truth.spec, np.array(RVEC), np.array(TVEC), reprojection_px=0.5)
-    return smoothed_lab(img), truth, start
-
-
-def _cost(lab, p: CalibrationProfile) -> float:
-    return fit_cost(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), hole_offsets=True,
-                    walled_outer=True)
+    return stuck_scene(SEED, tmp_path_factory.mktemp("restart_scenes"), FX, DIST, RVEC, TVEC, "edges")
 
 
 def test_outline_polish_alone_stays_off_and_the_restarts_bring_it_in(scene) -> None:
@@ -53,7 +44,7 @@ def test_outline_polish_alone_stays_off_and_the_restarts_bring_it_in(scene) -> N
     best, _ = polish_restarts(lab, start, polished, support, True, cfg)
     assert best is not polished
     assert float(corner_errors(best.corners_px, truth).max()) < 1.0
-    assert _cost(lab, best) < _cost(lab, polished)
+    assert edge_cost(lab, best) < edge_cost(lab, polished)
     # switched off, or with a known lens, the restarts change nothing
     assert polish_restarts(lab, start, polished, support, True, replace(cfg, polish_restarts=()))[0] is polished
     assert polish_restarts(lab, start, polished, support, False, cfg)[0] is polished
@@ -65,4 +56,4 @@ def test_the_polish_cost_prefers_the_truth_to_the_stuck_fit(scene) -> None:
                   cx=float(truth.K[0, 2]), cy=float(truth.K[1, 2]))
     cam = cam.with_distortion(tuple(float(v) for v in truth.dist.ravel()[:5]), "default")
     at_truth = CalibrationProfile.from_pose(cam, truth.spec, truth.rvec, truth.tvec, reprojection_px=0.0)
-    assert _cost(lab, at_truth) < _cost(lab, start) - 0.05
+    assert edge_cost(lab, at_truth) < edge_cost(lab, start) - 0.05

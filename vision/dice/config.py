@@ -147,6 +147,21 @@ class DiceConfig:
     fine-tunes that never saw it (1.0 -> (1.0, 1.1): tomitomi 238 -> 240 of 240 for both, webcam
     135 -> 135 and 136 of 140, 0 wrong); held out with the committed model: tomitomi 237 -> 239 of
     240, webcam Valid 241 -> 242 of 245, 0 wrong."""
+    photo_top_sides: tuple[float, ...] = (0.7, 0.8)
+    """The photo finder confirms a square it reads unsure on its top face alone
+    (``classify.TopWindows``): windows of these fractions of the square's side ...  (() = off).
+    Chosen on the photographs' tuning slice (``training.faces.photo_tune_slice``, 631 candidate
+    squares) with session 6's fine-tune A that never saw it: off 617 sure and right, on 622, 0 wrong;
+    windows of 0.6 also showed side faces surely (2 webcam dice), so not used.  Held out, the
+    committed ``die_face.onnx``: webcam Valid 242 -> 244 of 245 (valid_16, valid_86: dice seen at an
+    angle), tomitomi 239 -> 239 of 240, 0 wrong; the finder 245 -> 247 right, the same 1 "wrong"
+    (valid_56's label error)."""
+    photo_top_shifts: tuple[float, ...] = (0.12, 0.2)
+    """... centred these fractions of its side away from its centre in 8 directions (0: the centre) ..."""
+    photo_top_min_probability: float = 0.98
+    """... one of which must read the square's own face at this probability ..."""
+    photo_top_max_notdie: float = 0.02
+    """... and be surely a die (P(not a die) below this)."""
     top_refine_max_notdie: float = 0.5
     """Rectified up-face reading (``die_face_top.onnx``): candidates whose first reading has
     P(not a die) above this are not re-read (speed; tuning seeds: 0.9 and 0.5 read the same) ..."""

@@ -170,6 +170,14 @@ def training_frames(with_trays: bool = False) -> list[Rendered]:
     return out
 
 
+def full_row_slots(layout: Any, points: list[list[int]]) -> np.ndarray:
+    """(N_slots,) bool: the slots (``board_slots`` order) of the points holding a full row or more
+    (row capacity checkers: the points where a second layer can be missed or imagined)."""
+    cap = layout.spec.row_capacity
+    return np.array([sl.region != "bar" and max(points[int(sl.region[1:]) - 1]) >= cap
+                     for sl in board_slots(layout)], bool)
+
+
 def is_tray_render(r: Rendered) -> bool:
     """A render of ``vision.training.trays`` (``trays_WxH/``), whose scene :func:`scene_of` cannot rebuild."""
     return r.image_path.parent.name.startswith("trays_")
@@ -250,10 +258,12 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float = 0.0, patch: int = SLOT_PATCH,
           max_frames: int | None = None, samples_per_epoch: int = 160_000, init_from: Path | None = None,
           lr: float = 3e-3, hand_labels: bool = False, arch: str = "fast", with_trays: bool = False,
-          bar_weight: float = 1.0) -> dict[str, Any]:
+          bar_weight: float = 1.0, full_row_weight: float = 1.0) -> dict[str, Any]:
     """Train (or, ``init_from``, fine-tune with the exported batch norms frozen) a slot model on the
     cached frames; ``with_trays`` adds the tray renders; ``bar_weight`` multiplies how often an empty
-    bar slot is drawn (the empty bar is the model's typical false "hand")."""
+    bar slot is drawn (the empty bar is the model's typical false "hand"); ``full_row_weight`` how often
+    a slot of a point holding a full row or more (:func:`full_row_slots`: where one layer is read as
+    two and back, the model's typical stack error) is drawn."""
     import torch
 
     torch.set_num_threads(1)
@@ -264,11 +274,13 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
         frames = frames[:max_frames]
     train_f = [r for r in frames if r.seed % HOLDOUT_MOD != 0]
     hold_f = [r for r in frames if r.seed % HOLDOUT_MOD == 0]
-    xs, ys, bars = [], [], []
+    xs, ys, bars, fulls = [], [], [], []
     how: Counter[str] = Counter()
     for r in train_f:
         x, y = cached_slots(r, patch)
-        on_bar = np.array([sl.region == "bar" for sl in board_slots(profile_for(r.truth).layout)])
+        layout = profile_for(r.truth).layout
+        on_bar = np.array([sl.region == "bar" for sl in board_slots(layout)])
+        full = full_row_slots(layout, r.truth["counts"]["points"])
         if hand_labels and is_tray_render(r):
             if r.truth["hands"]["covered"]:  # scene_of cannot rebuild a tray scene: leave the hand out
                 y = np.where(y == HAND, IGNORE, y)
@@ -280,9 +292,11 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
         xs.append(x[keep])
         ys.append(y[keep])
         bars.append((on_bar & (y == 0))[keep])
+        fulls.append((full & (y != HAND))[keep])
     x = np.concatenate(xs)
     y = np.concatenate(ys)
     empty_bar = np.concatenate(bars)
+    in_full_row = np.concatenate(fulls)
     del xs
     if hand_labels:
         print(f"hand labels per slot: {dict(how)} frames", flush=True)
@@ -290,7 +304,8 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
     print(f"{len(train_f)} training frames ({len(hold_f)} held out), {len(y)} slots {dict(sorted(counts.items()))}"
           f" [{time.time() - t0:.0f}s]", flush=True)
     # oversample the rare classes (stacks, other) so they are learnt
-    w = np.array([1.0 / counts[int(v)] ** 0.5 for v in y]) * np.where(empty_bar, bar_weight, 1.0)
+    w = (np.array([1.0 / counts[int(v)] ** 0.5 for v in y]) * np.where(empty_bar, bar_weight, 1.0)
+         * np.where(in_full_row, full_row_weight, 1.0))
     model = slot_net(patch, arch)
     if init_from is not None:
         load_onnx_weights(model, init_from)
@@ -315,7 +330,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
         "data": "cached renders of TRAIN_SEEDS (1280x720) + multi-position renders (slots_WxH/SEED_I); "
                 f"frames whose scene seed % {HOLDOUT_MOD} == 0 held out",
         "slots": len(y), "label_smoothing": label_smoothing, "lr": lr, "with_tray_renders": with_trays,
-        "empty_bar_weight": bar_weight,
+        "empty_bar_weight": bar_weight, "full_row_weight": full_row_weight, "full_row_slots": int(in_full_row.sum()),
         "init_from": None if init_from is None else f"{init_from.name} (weights of the previous model, fine-tuned, "
                                                     "batch norms frozen)",
         "classes": {SLOT_CLASSES[k]: v for k, v in sorted(counts.items())},
@@ -461,13 +476,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calibrate-only", action="store_true")
     p.add_argument("--with-trays", action="store_true", help="also train on the tray renders (trays_1280x720/)")
     p.add_argument("--bar-weight", type=float, default=1.0, help="draw empty bar slots this many times as often")
+    p.add_argument("--full-row-weight", type=float, default=1.0,
+                   help="draw the slots of points holding a full row or more this many times as often")
     a = p.parse_args(argv)
     if a.calibrate_only:
         print(json.dumps(recalibrate(a.out), indent=2))
         return 0
     rec = train(a.out, seed=a.seed, epochs=a.epochs, init_from=a.init_from, lr=a.lr, samples_per_epoch=a.samples_per_epoch,
                 label_smoothing=a.label_smoothing, hand_labels=a.hand_labels, arch=a.arch, with_trays=a.with_trays,
-                bar_weight=a.bar_weight)
+                bar_weight=a.bar_weight, full_row_weight=a.full_row_weight)
     print(json.dumps(rec, indent=2))
     return 0
 

@@ -137,10 +137,21 @@ def tray_net() -> Any:
     flat = 64 * math.ceil(TRAY_LENGTH / 16) * math.ceil(TRAY_WIDTH / 8)
 
     class _Net(nn.Module):
+        frozen_bn = False
+        """True (a fine-tune from exported weights): the batch norms stay in eval mode while training."""
+
         def __init__(self) -> None:
             super().__init__()
             self.body = nn.Sequential(*layers, nn.Flatten(), nn.Dropout(0.3), nn.Linear(flat, 96), nn.ReLU(),
                                       nn.Linear(96, len(TRAY_CLASSES)))
+
+        def train(self, mode: bool = True) -> _Net:
+            super().train(mode)
+            if self.frozen_bn:
+                for m in self.body:
+                    if isinstance(m, nn.BatchNorm2d):
+                        m.eval()
+            return self
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             x = x.float().permute(0, 1, 4, 2, 3).flatten(1, 2) * (1 / 127.5) - 1.0
@@ -148,6 +159,38 @@ def tray_net() -> Any:
             return out
 
     return _Net()
+
+
+def load_tray_weights(model: Any, path: Path) -> None:
+    """Start ``model`` (``tray_net``) from an exported tray model: its convolutions (batch norm folded
+    in by the export; the batch norms start as the identity) and its two linear layers."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    g = onnx.load(str(path)).graph
+    init = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+    convs = [n for n in g.node if n.op_type == "Conv"]
+    gemms = [n for n in g.node if n.op_type == "Gemm"]
+    layers = list(model.body)
+    tconv = [m for m in layers if isinstance(m, torch.nn.Conv2d)]
+    tbn: list[Any] = [m for m in layers if isinstance(m, torch.nn.BatchNorm2d)]
+    tlin = [m for m in layers if isinstance(m, torch.nn.Linear)]
+    if len(convs) != len(tconv) or len(gemms) != len(tlin):
+        raise ValueError(f"{str(path)!r} has {len(convs)} convolutions and {len(gemms)} linear layers, "
+                         f"the model {len(tconv)} and {len(tlin)}")
+    with torch.no_grad():
+        for node, conv, bn in zip(convs, tconv, tbn, strict=True):
+            conv.weight.copy_(torch.from_numpy(np.array(init[node.input[1]])))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(np.array(init[node.input[2]])))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        for node, lin in zip(gemms, tlin, strict=True):
+            w = np.array(init[node.input[1]])
+            trans = next((a.i for a in node.attribute if a.name == "transB"), 0)
+            lin.weight.copy_(torch.from_numpy(w if trans else w.T))
+            lin.bias.copy_(torch.from_numpy(np.array(init[node.input[2]])))
 
 
 def load(frames: list[Rendered]) -> tuple[np.ndarray, np.ndarray]:
@@ -159,7 +202,10 @@ def load(frames: list[Rendered]) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(xs), np.concatenate(ys)
 
 
-def train(out: Path, *, seed: int = 7, epochs: int = 30, lr: float = 3e-3) -> dict[str, Any]:
+def train(out: Path, *, seed: int = 7, epochs: int = 30, lr: float = 3e-3, init_from: Path | None = None,
+          samples_per_epoch: int | None = None) -> dict[str, Any]:
+    """Train a tray model (or, ``init_from``, fine-tune an exported one with its batch norms frozen);
+    ``samples_per_epoch``: trays drawn per epoch (default: as many as there are)."""
     import torch
 
     torch.set_num_threads(1)
@@ -174,6 +220,9 @@ def train(out: Path, *, seed: int = 7, epochs: int = 30, lr: float = 3e-3) -> di
           f" [{time.time() - t0:.0f}s]", flush=True)
     w = np.array([1.0 / counts[int(v)] ** 0.5 for v in y])
     model = tray_net()
+    if init_from is not None:
+        load_tray_weights(model, init_from)
+        model.frozen_bn = True
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     batch = 64
 
@@ -192,7 +241,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 30, lr: float = 3e-3) -> di
               f" [{time.time() - t0:.0f}s]", flush=True)
 
     fit_classifier(model, xt, yt, epochs=epochs, seed=seed, augment=augment, after_epoch=report, lr=lr, batch=batch,
-                   sample_weight=torch.from_numpy(w))
+                   sample_weight=torch.from_numpy(w), samples_per_epoch=samples_per_epoch)
     model.eval()
     del x, xt
     export_onnx(model, torch.zeros(1, *TraySampler.SHAPE, dtype=torch.uint8), out, input_name="trays")
@@ -203,6 +252,9 @@ def train(out: Path, *, seed: int = 7, epochs: int = 30, lr: float = 3e-3) -> di
                 f"(1280x720) + multi-position renders (slots_WxH/SEED_I); frames whose scene seed % {HOLDOUT_MOD} "
                 "== 0 held out",
         "trays": len(y), "classes": {TRAY_CLASSES[k]: v for k, v in sorted(counts.items())},
+        "samples_per_epoch": len(y) if samples_per_epoch is None else samples_per_epoch,
+        "init_from": None if init_from is None else f"{init_from.name} (weights of the previous model, fine-tuned, "
+                                                    "batch norms frozen)",
         "torch": torch.__version__,
     }
     rec.update(calibrate(out, hold_f))
@@ -261,6 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--out", type=Path, default=TRAY_MODEL)
+    p.add_argument("--init-from", type=Path, default=None, help="fine-tune this exported tray model")
+    p.add_argument("--samples-per-epoch", type=int, default=None)
     a = p.parse_args(args)
     if a.cmd == "calibrate":
         hold = [r for r in training_frames() if r.seed % HOLDOUT_MOD == 0]
@@ -270,7 +324,8 @@ def main(argv: list[str] | None = None) -> int:
         rec_path.write_text(json.dumps(rec, indent=2) + "\n")
         print(json.dumps(rec, indent=2))
         return 0
-    print(json.dumps(train(a.out, seed=a.seed, epochs=a.epochs, lr=a.lr), indent=2))
+    print(json.dumps(train(a.out, seed=a.seed, epochs=a.epochs, lr=a.lr, init_from=a.init_from,
+                           samples_per_epoch=a.samples_per_epoch), indent=2))
     return 0
 
 

@@ -1,0 +1,50 @@
+"""Training helpers of the checker models: which slots a fine-tune draws more often, and a tray model
+started from exported weights computes what the exported model computes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.checkers import TRAY_MODEL, TraySampler
+from vision.training.slots import full_row_slots
+
+from .test_checkers import LAYOUT, SLOTS
+
+
+def test_full_row_slots_are_the_slots_of_points_holding_a_full_row() -> None:
+    cap = LAYOUT.spec.row_capacity
+    points = [[0, 0] for _ in range(24)]
+    points[2] = [cap, 0]  # a full row of white on point 3
+    points[9] = [0, cap + 1]  # a second layer of black on point 10
+    points[15] = [cap - 1, 0]  # one short of a full row: not drawn more often
+    full = full_row_slots(LAYOUT, points)
+    assert full.shape == (len(SLOTS),) and full.dtype == bool
+    want = {i for i, s in enumerate(SLOTS) if s.region in ("p3", "p10")}
+    assert set(np.flatnonzero(full).tolist()) == want
+    assert len(want) == 2 * cap
+    assert not any(full[i] for i, s in enumerate(SLOTS) if s.region == "bar")
+
+
+def test_a_tray_fine_tune_starts_from_the_exported_model() -> None:
+    """``load_tray_weights`` puts the committed tray model's weights (batch norms folded into the
+    convolutions) into ``tray_net``: the same logits; with ``frozen_bn`` its batch norms stay in eval
+    mode while training."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from vision.checkers import TrayClassifier
+    from vision.training.trays import load_tray_weights, tray_net
+
+    torch.set_num_threads(1)
+    net = tray_net()
+    load_tray_weights(net, TRAY_MODEL)
+    net.eval()
+    x = np.random.default_rng(3).integers(0, 256, (2, *TraySampler.SHAPE), dtype=np.uint8)
+    want = TrayClassifier().logits(x)
+    with torch.no_grad():
+        got = net(torch.from_numpy(x)).numpy()
+    assert np.abs(got - want).max() < 1e-3 * max(1.0, float(np.abs(want).max()))
+    net.frozen_bn = True
+    net.train()
+    assert not any(m.training for m in net.body if isinstance(m, torch.nn.BatchNorm2d))
+    assert any(m.training for m in net.body if isinstance(m, torch.nn.Dropout))

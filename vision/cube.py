@@ -281,7 +281,7 @@ def _pick(found: list[CubeBlob], cfg: CubeConfig) -> CubeBlob | None:
 
 def find_cube_candidates(image: npt.NDArray[Any], sampler: CubeSampler,
                          config: VisionConfig | CubeConfig, *, refine: bool = False,
-                         realign: bool = False) -> list[CubeBlob]:
+                         realign: bool = False, limit: int | None = None) -> list[CubeBlob]:
     """Cube-like squares in the places a cube rests, most cube-like first (``image``: BGR or grey).
 
     Each place's image on the plane of a cube's top is scored per cube-sized window by its mean
@@ -290,6 +290,8 @@ def find_cube_candidates(image: npt.NDArray[Any], sampler: CubeSampler,
     a cube apart, are kept.  The edge angle (0..90) comes from the window's gradients (four-fold
     symmetric mean orientation).  With ``refine`` each window is then re-centred on the top face
     (:func:`refine_center`): the contrast peak sits on the blob of top, side faces and shadow.
+    ``limit``: only the first ``limit`` windows (the same ones, in the same order; the others'
+    edge angles are not measured: :func:`read_cube` judges ``model_candidates`` windows at most).
     """
     cfg = _cube_config(config)
     s = sampler.profile.spec
@@ -302,15 +304,17 @@ def find_cube_candidates(image: npt.NDArray[Any], sampler: CubeSampler,
     gain = (k_out * k_out) / float(k_out * k_out - k_in * k_in)
     r = max(1, int(side_px * 0.5))
     sup = int(side_px * 1.2)
-    found: list[CubeBlob] = []
+    peaks: list[tuple[float, int, int, int]] = []  # (score, x, y, place) in the places' order
+    grads: list[tuple[Any, float, Any, Any, Any]] = []  # (rect, z, gx, gy, magnitude) per place
     for rect, z, patch8 in sampler.patches(image):
         h, w = patch8.shape
         if h < k_out or w < k_in:
             continue
         patch = patch8.astype(np.float32)
-        gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3)
-        gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3)
+        # the 3x3 Sobel gradients of the grey view: exact small integers, both in one pass
+        gx, gy = _gradients(patch8)
         mag = cv2.magnitude(gx, gy)
+        grads.append((rect, z, gx, gy, mag))
         # grey level and edge energy, stacked so one pass of each box filter serves both
         both = cv2.merge([patch, mag])
         d = cv2.subtract(cv2.blur(both, (k_in, k_in)), cv2.blur(both, (k_out, k_out)))
@@ -327,10 +331,14 @@ def find_cube_candidates(image: npt.NDArray[Any], sampler: CubeSampler,
             val = float(score[y, x])
             if val < cfg.min_contrast:
                 break
-            ang = _edge_angle(gx, gy, mag, int(x), int(y), r)
-            found.append(CubeBlob((rect.x0 + (x + 0.5) / ppm, rect.y0 + (y + 0.5) / ppm), size, ang, val, z_mm=z))
+            peaks.append((val, int(x), int(y), len(grads) - 1))
             score[max(0, y - sup):y + sup + 1, max(0, x - sup):x + sup + 1] = 0
-    found.sort(key=lambda b: -b.contrast)
+    peaks.sort(key=lambda pk: -pk[0])  # stable: equal scores keep the places' order
+    found: list[CubeBlob] = []
+    for val, px, py, i in peaks[:limit]:
+        rect, z, gx, gy, mag = grads[i]
+        ang = _edge_angle(gx, gy, mag, px, py, r)
+        found.append(CubeBlob((rect.x0 + (px + 0.5) / ppm, rect.y0 + (py + 0.5) / ppm), size, ang, val, z_mm=z))
     if refine:
         found[: cfg.model_candidates] = refine_blobs(image, sampler.profile, found[: cfg.model_candidates],
                                                      cfg.refine_reach, realign=realign)
@@ -429,6 +437,16 @@ def _fit_geometry(side_px: float, reach: float) -> tuple[int, int, int]:
     return rr, c0, 2 * c0 + 1
 
 
+def _gradients(view: npt.NDArray[Any]) -> tuple[Any, Any]:
+    """The 3x3 Sobel gradients (x, y) of a view as float32; of a uint8 view both in one pass
+    (``cv2.spatialGradient``: the same small integers as two ``cv2.Sobel`` calls on its float copy)."""
+    if view.dtype == np.uint8:
+        sx, sy = cv2.spatialGradient(view)
+        return sx.astype(np.float32), sy.astype(np.float32)
+    img = np.asarray(view, np.float32)
+    return cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3)
+
+
 def _square_fits(views: npt.NDArray[Any], count: int, side_px: float, reach: float) -> list[tuple[float, float]]:
     """For ``count`` square views stacked vertically (each ``_fit_geometry``'s side, the square
     axis-aligned around its centre): the offset (du, dv) from each view's centre of the ``side_px``
@@ -438,9 +456,9 @@ def _square_fits(views: npt.NDArray[Any], count: int, side_px: float, reach: flo
     k = max(3, round(side_px))
     rr, c0, n = _fit_geometry(side_px, reach)
     hl, hr = k // 2, k - k // 2
-    img = np.asarray(views, np.float32)
-    vx = cv2.blur(np.abs(cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3)), (1, k))  # vertical edge segments
-    hy = cv2.blur(np.abs(cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3)), (k, 1))  # horizontal ones
+    gx, gy = _gradients(views)
+    vx = cv2.blur(np.abs(gx), (1, k))  # vertical edge segments
+    hy = cv2.blur(np.abs(gy), (k, 1))  # horizontal ones
     lo, hi = c0 - rr, c0 + rr + 1
     a, b = hr - 1, hl  # the square's pixels run from u - hl to u + hr - 1
     out = []
@@ -519,6 +537,18 @@ def normalise_cube_patch(patch: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32
                       np.float32)
 
 
+def normalise_cube_patches(patches: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float32]:
+    """:func:`normalise_cube_patch` of several crops of one size, stacked (n, 1, patch, patch): the
+    same float32 operations, element for element, in one numpy pass instead of one per crop."""
+    stats = [cv2.meanStdDev(p) for p in patches]
+    mean = np.array([m[0, 0] for m, _ in stats], np.float32)
+    spread = np.array([max(float(sd[0, 0]), 8.0) for _, sd in stats], np.float32)
+    x = np.stack(patches).astype(np.float32)
+    x -= mean[:, None, None]
+    x /= spread[:, None, None]
+    return x[:, None]
+
+
 def class_of(face: int, rotation_deg: float, crop_deg: float) -> int:
     """The model class of ``face`` whose numeral's up is at ``rotation_deg`` (truth convention: from
     the board's +y, counter-clockwise seen from above) in a crop aligned at ``crop_deg``."""
@@ -563,7 +593,7 @@ class CubeNumeral:
 
     def cube_probabilities(self, patches: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float64]:
         """Class probabilities of several crops, unturned (one model pass)."""
-        return self._softmax(np.stack([normalise_cube_patch(p) for p in patches])[:, None])
+        return self._softmax(normalise_cube_patches(patches))
 
     @staticmethod
     def decide(p: npt.NDArray[np.float64]) -> NumeralRead:
@@ -629,7 +659,7 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
         numeral = default_numeral()
     refine = isinstance(numeral, CubeNumeral) and numeral.crop.refine
     realign = refine and isinstance(numeral, CubeNumeral) and numeral.crop.realign
-    found = find_cube_candidates(image, sampler, cfg)
+    found = find_cube_candidates(image, sampler, cfg, limit=max(2, cfg.model_candidates))
     if not found:
         return None
     if isinstance(numeral, CubeNumeral) and cfg.side_probes and cfg.decisive_first:
@@ -697,9 +727,7 @@ def angle_residual(image: npt.NDArray[Any], profile: Any, blob: CubeBlob) -> flo
     on the top's plane, at ``REFINE_PPM``) and the window's own edge angle ``blob.rotation_deg``:
     near 0 when the crop is aligned with the top face."""
     n = max(7, round(ANGLE_VIEW_SIDES * blob.side_mm * REFINE_PPM)) | 1
-    view = cube_patches(image, profile, [blob], n, ANGLE_VIEW_SIDES)[0].astype(np.float32)
-    gx = cv2.Sobel(view, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3)
+    gx, gy = _gradients(cube_patches(image, profile, [blob], n, ANGLE_VIEW_SIDES)[0])
     a = _edge_angle(gx, gy, cv2.magnitude(gx, gy), n // 2, n // 2, n // 2)
     return (a + 45.0) % 90.0 - 45.0
 

@@ -51,7 +51,7 @@ from vision.cube import (
     find_cube_candidates,
     normalise_cube_patch,
 )
-from vision.training.fit import EpochStats, export_onnx, fit_classifier
+from vision.training.fit import MAX_LR, EpochStats, export_onnx, fit_classifier
 from vision.training.rendered import cache_dir, profile_for
 
 CUBE_TRAIN_SEEDS = range(600_000, 610_000)
@@ -303,6 +303,50 @@ def make_model(widths: tuple[int, ...] = WIDTHS) -> Any:
     )
 
 
+def make_folded_model(widths: tuple[int, ...] = WIDTHS) -> Any:
+    """:func:`make_model` with each batch norm folded into its convolution (a bias): the form of an
+    exported model, so one can be fine-tuned from its weights with its batch norms frozen."""
+    import torch.nn as tnn
+
+    def block(i: int, o: int) -> list[tnn.Module]:
+        return [tnn.Conv2d(i, o, 3, padding=1, bias=True), tnn.ReLU()]
+
+    a, b, c, d = widths
+    return tnn.Sequential(
+        *block(1, a), tnn.MaxPool2d(2),
+        *block(a, b), tnn.MaxPool2d(2),
+        *block(b, c), tnn.MaxPool2d(2),
+        *block(c, d),
+        tnn.AdaptiveAvgPool2d(2), tnn.Flatten(), tnn.Dropout(0.1), tnn.Linear(d * 4, len(CUBE_CLASSES)),
+    )
+
+
+def load_exported(path: Path) -> tuple[Any, tuple[int, ...]]:
+    """A :func:`make_folded_model` carrying the weights of the exported ``path`` (its convolutions in
+    graph order, then its one Gemm), and its widths.  Needs the ``onnx`` package (development only)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    init = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs = [(init[n.input[1]], init[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
+    gemm = next(n for n in graph.node if n.op_type == "Gemm")
+    if len(convs) != 4:
+        raise ValueError(f"{path}: {len(convs)} convolutions, not the cube model's 4")
+    widths = tuple(int(w.shape[0]) for w, _ in convs)
+    model = make_folded_model(widths)
+    layers = [m for m in model if isinstance(m, torch.nn.Conv2d)]
+    with torch.no_grad():
+        for layer, (w, b) in zip(layers, convs, strict=True):
+            layer.weight.copy_(torch.from_numpy(w.copy()))
+            layer.bias.copy_(torch.from_numpy(b.copy()))  # type: ignore[union-attr]  # bias=True
+        head: Any = model[-1]
+        head.weight.copy_(torch.from_numpy(init[gemm.input[1]].copy()))
+        head.bias.copy_(torch.from_numpy(init[gemm.input[2]].copy()))
+    return model, widths
+
+
 VALIDATION = (("train", 120, 20), ("side_train", 42, 7))
 """(set, first camera index, cameras) of the validation slices: never trained on; the probability's
 temperature (``calibrate``) and the thresholds are chosen here."""
@@ -331,11 +375,13 @@ def fit_temperature(logits: npt.NDArray[np.float64], labels: npt.NDArray[np.int6
 def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negatives: int = 1,
           cameras: int | None = 100, side_cameras: int = 0, crop: CropSpec = NEW_CROP,
           widths: tuple[int, ...] = WIDTHS, extra: tuple[tuple[str, int | None], ...] = (),
-          calibrate: bool = False) -> dict[str, object]:
+          calibrate: bool = False, init: Path | None = None, lr: float | None = None) -> dict[str, object]:
     """Train, export ``out`` and its record.  ``extra``: (set, cameras) of more training sets (e.g.
     ``hard_train``, or a seen held-out set such as ``fresh`` once it is no longer held out);
     ``calibrate``: divide the logits by the temperature fitted on the ``VALIDATION`` crops (cut as
-    inference cuts them, unaugmented), so the face probability is calibrated."""
+    inference cuts them, unaugmented), so the face probability is calibrated.  ``init``: fine-tune
+    the exported model there (its batch norms folded, so frozen; ``widths`` taken from it) instead of
+    training from scratch, at learning rate ``lr`` (one cycle; default the fit's)."""
     import torch
 
     torch.set_num_threads(1)
@@ -353,13 +399,17 @@ def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negat
     neg_copies = max(1, round(copies * (len(samples) - n_neg) / max(n_neg, 1) / 4))
     x, y = build_arrays(samples, copies, neg_copies, seed, crop)
     print(f"samples {dict(sorted(counts.items()))} -> {len(y)} crops in {time.time() - t0:.0f}s", flush=True)
-    model = make_model(widths)
+    if init is not None:
+        model, widths = load_exported(init)
+    else:
+        model = make_model(widths)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
 
     def report(e: EpochStats) -> None:
         print(f"epoch {e.epoch + 1}/{epochs} loss {e.mean_loss:.4f} acc {e.train_accuracy:.4f}", flush=True)
 
-    last = fit_classifier(model, xt, yt, epochs=epochs, seed=seed, after_epoch=report)
+    last = fit_classifier(model, xt, yt, epochs=epochs, seed=seed, after_epoch=report,
+                          lr=MAX_LR if lr is None else lr)
     acc = last.train_accuracy if last is not None else 0.0
     temperature = 1.0
     if calibrate:
@@ -396,6 +446,8 @@ def train(out: Path, *, seed: int = 7, epochs: int = 16, copies: int = 12, negat
         "seconds": round(time.time() - t0),
         "torch": torch.__version__,
         "extra": [[name, n] for name, n in extra],
+        "init": str(init) if init is not None else None,
+        "lr": lr,
         "temperature": temperature,
         "temperature_note": "logits divided by this (baked into the exported last layer), fitted on the "
                             "validation crops" if calibrate else "not calibrated",
@@ -557,6 +609,9 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--search-ppm", type=float, default=NEW_CROP.search_ppm,
                    help="pixels per mm of the finder's search views (recorded with the model's crop)")
     t.add_argument("--realign", action="store_true", help="turn re-centred windows onto the top's edges (CropSpec.realign)")
+    t.add_argument("--init", type=Path, default=None,
+                   help="fine-tune this exported model (batch norms folded, so frozen) instead of training anew")
+    t.add_argument("--lr", type=float, default=None, help="peak learning rate (default: the fit's)")
     t.add_argument("--calibrate", action="store_true", help="fit the probability's temperature on the validation slices")
     e = sub.add_parser("eval", help="read the held-out cube set")
     e.add_argument("--set", default="heldout", choices=[*sorted(SETS), "frames"],
@@ -596,7 +651,8 @@ def main(argv: list[str] | None = None) -> int:
         print(train(a.out or CUBE_MODEL, seed=a.seed, epochs=a.epochs, copies=a.copies, cameras=a.cameras,
                     side_cameras=a.side_cameras, crop=OLD_CROP if a.old_crop else replace(NEW_CROP, search_ppm=a.search_ppm, realign=a.realign),
                     widths=tuple(int(w) for w in a.widths.split(",")),
-                    extra=tuple(_set_arg(x) for x in a.extra), calibrate=a.calibrate))
+                    extra=tuple(_set_arg(x) for x in a.extra), calibrate=a.calibrate,
+                    init=a.init, lr=a.lr))
         return 0
     return 2
 

@@ -1,0 +1,53 @@
+"""The cube stage's cheaper forms compute exactly what the plain ones did (session 7 speed work):
+one-pass gradients, batched normalisation, and a search that measures only the windows it returns."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.vision.test_cube import _frame
+from vision.cube import (
+    CubeConfig,
+    CubeSampler,
+    _gradients,
+    find_cube_candidates,
+    normalise_cube_patch,
+    normalise_cube_patches,
+)
+
+
+def test_batched_normalisation_is_the_per_crop_one() -> None:
+    """Element for element equal, a flat crop (spread below the floor of 8) included."""
+    rng = np.random.default_rng(3)
+    crops = [(rng.random((48, 48)) * 255 * k).astype(np.uint8) for k in (0.01, 0.5, 1.0, 0.2)]
+    crops.append(np.full((48, 48), 77, np.uint8))
+    want = np.stack([normalise_cube_patch(c) for c in crops])[:, None]
+    got = normalise_cube_patches(crops)
+    assert got.dtype == np.float32 and got.shape == (5, 1, 48, 48)
+    assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape", [(345, 42), (81, 81), (5, 9)])
+def test_one_pass_gradients_are_the_sobel_ones(shape: tuple[int, int]) -> None:
+    rng = np.random.default_rng(shape[0])
+    view = (rng.random(shape) * 255).astype(np.uint8)
+    gx, gy = _gradients(view)
+    f = view.astype(np.float32)
+    assert gx.dtype == np.float32 and gy.dtype == np.float32
+    assert np.array_equal(gx, cv2.Sobel(f, cv2.CV_32F, 1, 0, ksize=3))
+    assert np.array_equal(gy, cv2.Sobel(f, cv2.CV_32F, 0, 1, ksize=3))
+    fx, fy = _gradients(f)  # a float view takes the plain path
+    assert np.array_equal(fx, gx) and np.array_equal(fy, gy)
+
+
+@pytest.mark.parametrize("seed", [900006, 900023])
+def test_a_limited_search_returns_the_first_windows_of_the_full_one(seed: int) -> None:
+    img, prof, _ = _frame(seed)
+    sampler = CubeSampler(prof)
+    cfg = CubeConfig()
+    full = find_cube_candidates(img, sampler, cfg)
+    assert len(full) > 2
+    for n in (1, 2, 4):
+        assert find_cube_candidates(img, sampler, cfg, limit=n) == full[:n]

@@ -695,7 +695,8 @@ def lens_restarts(lab: npt.NDArray[np.float32], polished: CalibrationProfile, su
     lens reset to none, and the fit curves back into the same basin; kept in pixels, the lens lets the fit
     move along the trade-off.  Uncalibrated cameras only, and only up to ``cfg.lens_restart_max_tilt_deg`` of
     tilt: in a steeper view the focal length is observed, and a restart there found a lower cost 5 px off the
-    truth (seen 3318, 27.8 degrees: 1.06 -> 5.4 px).  A restart that moves a corner by more than
+    truth (seen 3318, 27.8 degrees: 1.06 -> 5.4 px); beyond that tilt (session 7) a restart must lower the cost
+    by ``cfg.lens_restart_steep_margin`` (seen 3570, 26 degrees: 8.0 -> 0.5 px at a drop of 0.021).  A restart that moves a corner by more than
     ``cfg.lens_restart_max_move_px`` is a different placement, not a better lens, and is not taken: on seen
     3163 (37.9 degrees, without the tilt limit) a restart turned a placement 72 px off, which the fit guard
     refuses, into one 20 px off with a corner confidence the guard passed.  With ``cfg.lens_restart_early_stop``
@@ -703,8 +704,10 @@ def lens_restarts(lab: npt.NDArray[np.float32], polished: CalibrationProfile, su
     that fails, or moves a corner too far): the first factor is a probe, and a fit that is already right pays
     one restart, not three.
     """
-    if not free_lens or not cfg.lens_restarts or polished.quality.tilt_deg > cfg.lens_restart_max_tilt_deg:
+    steep = polished.quality.tilt_deg > cfg.lens_restart_max_tilt_deg
+    if not free_lens or not cfg.lens_restarts or (steep and cfg.lens_restart_steep_margin <= 0.0):
         return polished, support
+    margin = cfg.lens_restart_steep_margin if steep else cfg.polish_restart_margin
 
     best = (_polish_cost(lab, polished, cfg), polished, support)
     e0 = best[0]
@@ -724,9 +727,9 @@ def lens_restarts(lab: npt.NDArray[np.float32], polished: CalibrationProfile, su
         cand, cand_support = refit
         moved = float(np.linalg.norm(np.asarray(cand.corners_px, np.float64).reshape(4, 2) - c0, axis=1).max())
         e = _polish_cost(lab, cand, cfg)
-        if e < best[0] - cfg.polish_restart_margin and moved <= reach:
+        if e < best[0] - margin and moved <= reach:
             best = (e, cand, cand_support)
-        elif cfg.lens_restart_early_stop and not (e < e0 - cfg.polish_restart_margin and moved <= reach):
+        elif cfg.lens_restart_early_stop and not (e < e0 - margin and moved <= reach):
             break  # not better than the fit it started from: the rest are not tried
     return best[1], best[2]
 

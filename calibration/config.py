@@ -86,6 +86,15 @@ class CalibrationConfig:
     """... only for fits at most this many degrees from frontal (the fit's ``quality.tilt_deg``), where the focal
     length is weakly observed.  Chosen on seen scenes: the restarts fixed 3383, 3388, 3397 (2.8-15.2 degrees)
     and broke 3318 (27.8 degrees)."""
+    lens_restart_steep_margin: float = 0.018
+    """... and beyond that tilt (session 7) only a restart that lowers the polish edge cost by at least this much
+    (0: no restarts there).  In a steep view the focal length is observed, so a small gain is the edge cost's own
+    bias (seen 3318, 27.8 degrees: a restart reached a lower cost 5 px off), but a fit can still settle in a wrong
+    lens basin: seen 3570 (26.0 degrees fitted, green felt) sat with its near corners 8.0 / 6.3 px off, and the
+    0.85 restart lowers its cost by 0.021 and lands within 0.5 px.  Chosen on seen scenes: the wrong placement
+    3554 (48 px off, refused by the fit guard) lowers its cost by 0.011-0.016 at 0.85 / 0.92 and must not be
+    re-fitted; the other steep seen scenes probed (3318, 3539, 3560, 3610, 3629, ...) raise their cost at the
+    0.85 probe and stop there."""
     lens_restart_max_move_px: float = 12.0
     """... and only where no corner moved by more than this many px (at 1920 wide): the fixes moved the near
     corners by 2-9 px; a restart of a wrong placement (seen 3163) moved one by 50 px into a placement the fit

@@ -162,6 +162,12 @@ class DiceConfig:
     """... one of which must read the square's own face at this probability ..."""
     photo_top_max_notdie: float = 0.02
     """... and be surely a die (P(not a die) below this)."""
+    top_second_min_probability: float = 1.01
+    """A face the up-face reading leaves unsure is confirmed when the second up-face model
+    (``classify.DIE_FACE_TOP_SECOND_MODEL``), read in 8 turns on the same square, gives the same face
+    at this probability (> 1: off) ..."""
+    top_second_max_notdie: float = 0.03
+    """... and both readings call the square a die this surely (P(not a die) below this)."""
     top_refine_max_notdie: float = 0.5
     """Rectified up-face reading (``die_face_top.onnx``): candidates whose first reading has
     P(not a die) above this are not re-read (speed; tuning seeds: 0.9 and 0.5 read the same) ..."""
@@ -216,7 +222,12 @@ class DiceConfig:
     reading at 0.95: 301 right, 6 wrong (4 of them cocked dice: a side face), 52 unsure, 41 missed;
     at 0.97 / 0.99: 288 / 239 right, 4 / 3 wrong; 8-way reading at 0.9: 293 right, 3 wrong."""
     top_notdie_max: float = 0.05
-    """A rectified reading is a die when its P(not a die) is below this."""
+    """A rectified reading is a die when its P(not a die) is below this ..."""
+    sure_face_max_notdie: float = 0.05
+    """... or below this with a face read at ``sure_face_min_probability`` or more (``board.is_found``;
+    at ``top_notdie_max``: off)."""
+    sure_face_min_probability: float = 0.9
+    """See ``sure_face_max_notdie``."""
     side_face_edges: float = 1.4
     """Two readings closer than this many die edges, on a line toward the camera, are one die and its
     side face (the reading nearer the camera is dropped; see ``board.side_face_readings``) ..."""

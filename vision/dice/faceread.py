@@ -146,8 +146,9 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
             ok = agree and t.face == out[i].face and t.probability >= dcfg.top_min_probability
             nd = t.not_die if moved else out[i].not_die
             out[i] = FaceGuess(t.face, t.probability if ok else min(t.probability, 0.5), nd)
-    other = second_top_classifier(model) if second is True else (second or None)
-    if other is not None and dcfg.top_second_min_probability <= 1.0:
+    off = dcfg.top_second_min_probability > 1.0
+    other = None if off else second_top_classifier(model) if second is True else (second or None)
+    if other is not None:
         where = {i: (0, 0) for i in decisive} | {i: at[i] for i in todo}
         ask = [i for i, g in sorted(where.items()) if out[i].probability < dcfg.top_min_probability
                and out[i].not_die < dcfg.top_second_max_notdie]

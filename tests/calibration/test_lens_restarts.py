@@ -54,8 +54,11 @@ def test_the_lens_restarts_free_the_stuck_lens(scene) -> None:
     # switched off, or with a known lens, they change nothing
     assert lens_restarts(lab, stuck, 0.6, True, replace(cfg, lens_restarts=()))[0] is stuck
     assert lens_restarts(lab, stuck, 0.6, False, cfg)[0] is stuck
-    # nor in a view steeper than the limit (this one is ~9.5 degrees from frontal)
-    assert lens_restarts(lab, stuck, 0.6, True, replace(cfg, lens_restart_max_tilt_deg=5.0))[0] is stuck
+    # nor in a view steeper than the limit (this one is ~9.5 degrees from frontal) without steep restarts
+    steep = replace(cfg, lens_restart_max_tilt_deg=5.0, lens_restart_steep_margin=0.0)
+    assert lens_restarts(lab, stuck, 0.6, True, steep)[0] is stuck
+    # beyond the limit a restart must lower the cost by lens_restart_steep_margin (here it does, by ~0.05)
+    assert lens_restarts(lab, stuck, 0.6, True, replace(cfg, lens_restart_max_tilt_deg=5.0, lens_restart_steep_margin=0.2))[0] is stuck
 
 
 def _counting(monkeypatch):

@@ -139,3 +139,15 @@ def test_a_die_called_cocked_has_no_face_unless_cocked_faces_are_on(monkeypatch:
     assert [d.face for d in kept] == [d.face for d in plain] and all(d.cocked for d in kept)
     off = board.read_dice(img, prof, clf, VisionConfig(), dcfg=dataclasses.replace(DiceConfig(), cocked_face=False))
     assert [d.center_mm for d in off] == [d.center_mm for d in plain] and all(d.face is None for d in off)
+
+
+@pytest.mark.parametrize(("guess", "found"), [
+    (FaceGuess(3, 0.5, 0.01), True),  # surely a die, face unsure: found (unsure)
+    (FaceGuess(3, 0.95, 0.08), True),  # half doubted, face read surely: found
+    (FaceGuess(3, 0.5, 0.08), False),  # half doubted, face unsure: not a die
+    (FaceGuess(3, 0.99, 0.2), False),  # doubted beyond the limit: not a die whatever its face
+])
+def test_a_half_doubted_reading_is_a_die_only_with_a_sure_face(guess: FaceGuess, found: bool) -> None:
+    dcfg = DiceConfig(top_notdie_max=0.05, sure_face_max_notdie=0.12, sure_face_min_probability=0.9)
+    assert board.is_found(guess, dcfg) is found
+    assert board.is_found(guess, dataclasses.replace(dcfg, sure_face_max_notdie=0.05)) is (guess.not_die < 0.05)

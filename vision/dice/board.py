@@ -385,6 +385,15 @@ def recentre(image: npt.NDArray[Any], gray: npt.NDArray[np.uint8], profile: Any,
     return out_mm, out_g
 
 
+def is_found(g: FaceGuess, dcfg: DiceConfig = DICE) -> bool:
+    """A rectified up-face reading is a die: P(not a die) below ``top_notdie_max``, or below
+    ``sure_face_max_notdie`` with a face that stands at ``sure_face_min_probability`` (a die the face
+    model half doubts, defocused or beside a checker, is found only when its face is read surely)."""
+    if g.not_die < dcfg.top_notdie_max:
+        return True
+    return g.not_die < dcfg.sure_face_max_notdie and g.probability >= dcfg.sure_face_min_probability
+
+
 def read_dice(
     image: npt.NDArray[Any], profile: Any, classifier: FaceClassifier, config: VisionConfig,
     search: DiceSearch | None = None, dcfg: DiceConfig = DICE,
@@ -404,7 +413,7 @@ def read_dice(
         mm, guesses = read_top_faces(gray, profile, cmm, search.z, top_model, dcfg)
         if dcfg.recentre_edges > 0:
             mm, guesses = recentre(gray, gray, profile, mm, guesses, search.z, top_model, dcfg)
-        kept = [i for i, g in enumerate(guesses) if g.not_die < dcfg.top_notdie_max]
+        kept = [i for i, g in enumerate(guesses) if is_found(g, dcfg)]
         scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in kept]
         mm = mm[kept]
     else:

@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 ARCHS = ("dw", "p4")
 """The nets :func:`make_light_detector` builds."""
 
@@ -108,8 +110,108 @@ def train_light(out_dir: Path, archs: tuple[str, ...] = ARCHS, *, steps: int = 1
     return records
 
 
+def distill(start: Path, arch: str, out: Path, *, steps: int = 1200, batch: int = 24, seed: int = 7,
+            lr: float = 2e-3, cache: Path | None = None) -> dict[str, object]:
+    """``python -m vision.training.detector_light distill START.onnx ARCH OUT.onnx [STEPS]``: the light
+    net ``arch`` (its weights from ``start``, an export of :func:`train_light`) taught by the committed
+    detector (``die_detect.onnx``, onnxruntime) on the training recipe's batches: the teacher's score
+    map (binary cross-entropy on its sigmoid) and, on cells the teacher scores 0.1 or more, its centre
+    offsets (L1), plus the recipe's own loss on the labels (:func:`vision.training.faces.detector_loss`)."""
+    import torch
+
+    from vision.dice.detect import DIE_DETECT_MODEL
+    from vision.preprocess import onnx_session
+    from vision.training.faces import DICE_RENDERS, _detector_batch, detector_frames, detector_loss
+    from vision.training.fit import export_onnx
+    from vision.training.rendered import cache_dir
+
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    rng = random.Random(seed + 1)
+    t0 = time.time()
+    model = make_light_detector(arch)
+    load_folded(model, start)
+    teacher = onnx_session(DIE_DETECT_MODEL)
+    folders = [cache_dir() / "1280x720", cache_dir() / DICE_RENDERS / "1280x720"]
+    frames = detector_frames(folders, cache)
+    print(f"{len(frames)} frames in {time.time() - t0:.0f}s", flush=True)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+    bce = torch.nn.BCEWithLogitsLoss()
+    run = 0.0
+    for step in range(steps):
+        xb, tb = _detector_batch(frames, rng, batch)
+        ty = torch.from_numpy(np.concatenate([np.asarray(teacher.run(None, {"top": xb[i : i + 1]})[0], np.float32)
+                                              for i in range(len(xb))]))  # the export takes one image
+        model.train()
+        for m in model:  # batch norm holds the folded weights' statistics (an affine layer)
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.eval()
+        y = model(torch.from_numpy(xb))
+        ts = torch.sigmoid(ty[:, 0])
+        mask = (ts >= 0.1).float()
+        loff = (torch.abs(y[:, 1:3] - ty[:, 1:3]) * mask[:, None]).sum() / mask.sum().clamp(min=1.0)
+        loss = 20 * bce(y[:, 0], ts) + loff + 0.1 * detector_loss(y, torch.from_numpy(tb))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        run = 0.98 * run + 0.02 * float(loss.detach())
+        if (step + 1) % 100 == 0:
+            print(f"step {step + 1}/{steps} loss {run:.4f} {time.time() - t0:.0f}s", flush=True)
+    model.eval()
+    export_onnx(model, torch.zeros(1, 3, 128, 128), out, input_name="top", output_name="heat",
+                dynamic_axes={"top": {2: "h", 3: "w"}, "heat": {2: "h", 3: "w"}})
+    rec: dict[str, object] = {
+        "model": out.name, "recipe": f"python -m vision.training.detector_light distill {start.name} {arch} OUT {steps}",
+        "net": arch, "start": json.loads(start.with_suffix(".train.json").read_text()) if start.with_suffix(".train.json").is_file() else start.name,
+        "teacher": DIE_DETECT_MODEL.name, "seed": seed, "steps": steps, "batch": batch, "lr": lr, "frames": len(frames),
+        "folders": [str(f) for f in folders], "seconds": round(time.time() - t0), "torch": torch.__version__,
+    }
+    out.with_suffix(".train.json").write_text(json.dumps(rec, indent=2) + "\n")
+    return rec
+
+
+def load_folded(model: Any, path: Path) -> None:
+    """Load an exported light net's weights (batch norm folded into the convolutions by the export)
+    into ``model``: each Conv gets the folded weight and its BatchNorm becomes the identity plus the
+    folded bias."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+
+    g = onnx.load(str(path)).graph
+    init = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+    convs = [(init[n.input[1]], init[n.input[2]] if len(n.input) > 2 else None) for n in g.node if n.op_type == "Conv"]
+    mods = list(model)
+    k = 0
+    with torch.no_grad():
+        for j, m in enumerate(mods):
+            if not isinstance(m, nn.Conv2d):
+                continue
+            w, b = convs[k]
+            k += 1
+            m.weight.copy_(torch.from_numpy(w.copy()))
+            bn = mods[j + 1] if j + 1 < len(mods) and isinstance(mods[j + 1], nn.BatchNorm2d) else None
+            if bn is None:
+                if m.bias is not None and b is not None:
+                    m.bias.copy_(torch.from_numpy(b.copy()))
+                continue
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(b.copy()) if b is not None else torch.zeros_like(bn.bias))
+    if k != len(convs):
+        raise ValueError(f"{path} has {len(convs)} convolutions, the net {k}")
+
+
 if __name__ == "__main__":
     a = sys.argv[1:]
+    if a and a[0] == "distill":
+        print(distill(Path(a[1]), a[2], Path(a[3]), steps=int(a[4]) if len(a) > 4 else 1200,
+                      cache=Path(a[5]) if len(a) > 5 else None))
+        raise SystemExit(0)
     n = int(a[0]) if a else 1500
     where = Path(a[1]) if len(a) > 1 else Path("/tmp/die_detect_light")
     print(train_light(where, tuple(a[2:]) or ARCHS, steps=n))

@@ -990,6 +990,7 @@ class Tracker:
                                              dice_xy=s.dice_xy + tuple((d.x, d.y) for d in late))
                     mover_dice += late
                     fresh = [d for d in fresh if d not in late]
+            landed = fresh
             if cfg.infer_missed_dice:  # an early throw lands in the thrower's own right-hand table
                 fresh = [d for d in fresh if self._owner_by_place(d) is not turn]
             if s.guess and s.dice is not None and len(s.dice_xy) == 2 and 0 in s.dice:
@@ -1041,8 +1042,14 @@ class Tracker:
                 out += self._lifted(sc, seq, t)
                 # dice still lying there (the other opening die, the second die) are not a new throw
                 self.state = replace(self.state, stale_xy=tuple((d.x, d.y) for d in mover_dice))
+                if len(landed) > len(fresh) and not self._pushed_aside(landed, s.dice):
+                    # the mover's dice lifted and new dice in his own right-hand table: not his (they lie elsewhere
+                    # than his dice lay), so the opponent's throw, in the wrong table (outside table: 7274, 7276,
+                    # 7278, 7280-7285 s6g, lost until now: the scene was accepted once and the dice never judged)
+                    fresh = landed
                 if self.state.phase is Phase.TO_THROW and len(fresh) >= (1 if cfg.infer_missed_dice else 2) \
                         and not self.state.other_xy:
+                    self._note_turn(out)  # (the play just put on record settles whose throw this is)
                     out += self._in_game(sc, seq, t)  # lifted and the next throw already down
             return out
 
@@ -1153,6 +1160,15 @@ class Tracker:
                 self.state = replace(self.state, phase=Phase.VOID_THROW,
                                      dice_xy=tuple((d.x, d.y) for d in thrown))
         return out
+
+    @staticmethod
+    def _pushed_aside(dice: Sequence[SeenDie], faces: tuple[int, int] | None) -> bool:
+        """``dice`` may be the mover's own dice moved by the hand rather than lifted: his faces are not known,
+        a face is unread, or they show his faces (one die: one of them) -- then they are no new throw."""
+        if faces is None or 0 in faces or any(not d.face_sure or d.face is None for d in dice):
+            return True
+        shown = sorted(int(d.face or 0) for d in dice[:2])
+        return shown == sorted(faces) if len(shown) == 2 else shown[0] in faces
 
     def _is_mover_die(self, d: SeenDie) -> bool:
         """``d`` lies where one of the mover's dice lay, showing the same face (another die can land there)."""

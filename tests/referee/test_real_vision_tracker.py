@@ -614,3 +614,22 @@ def test_a_board_read_whole_mid_play_never_puts_a_sure_play_on_record_unsure() -
     assert not any("put in step" in j.emitted.note for j in ses.judged)
     assert [j.verdict.code.value for j in ses.infractions if j.verdict.code] == ["dice-wrong-table"]
     assert ses.infractions[0].verdict.offender is Side.BLACK and ses.tracker.state.turn_sure
+
+
+def test_dice_in_the_movers_own_table_as_his_dice_are_lifted_are_the_next_throw_in_the_wrong_table() -> None:
+    """7274, 7276, 7278, 7280-7285 s6g: the first still scene after BLACK lifted his dice already showed WHITE's
+    throw, lying in BLACK's right-hand table (the wrong one for WHITE).  Dice in the mover's own table are never
+    the opponent's early throw, so they were dropped from the scene, which was accepted once: the throw was never
+    judged and the staged outside-table throw missed (3/19 on s6g).  Once the mover's dice are lifted they are the
+    next throw, and called; dice showing the mover's own faces may be his, pushed aside: not taken."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    p2 = after(p1, (6, 4), "24/18 13/9")
+    black = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[1])))
+    for faces, called in (((2, 1), True), ((6, 4), False)):
+        wrong = (sure_face(die(faces[0], Area.LEFT_TABLE, (420.0, 230.0))),
+                 sure_face(die(faces[1], Area.LEFT_TABLE, (460.0, 240.0))))
+        s = opened(Script()).show(p1, black).show(p2, black).show(p2, wrong).show(p2)
+        ses = session_run(s)
+        codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+        assert codes == ([("dice-wrong-table", Side.WHITE)] if called else []), (faces, codes)
+        assert ses.machine.position == p2

@@ -549,7 +549,7 @@ def test_angle_residual_measures_how_far_a_window_is_turned_off_the_top(turn: fl
     """A cube top painted square to the board (edges at 0 degrees, on a flat dark field): a window
     turned ``turn`` degrees off it measures a residual of the same sign, 0.6-1 of the turn (the view
     spans one side, so the turned top's corners fall outside it and the numeral's own strokes pull
-    toward the window); beyond ``max_angle_residual_deg`` (about 13 degrees off) a read is dropped."""
+    toward the window); beyond ``max_angle_residual_deg`` (15: about 18 degrees off) a read is dropped."""
     from vision.cube import angle_residual
 
     _, prof, _ = _frame(900023)

@@ -1016,10 +1016,11 @@ class CubeWatch:
             cur = image[y0:y1, x0:x1]
             if cur.shape != ref.shape:
                 return False
-            # every channel of every pixel, compared flat (all in OpenCV: ~0.3 ms at 720p)
+            # every channel of every pixel, compared flat: the largest difference under the mask
+            # (two OpenCV passes: the difference, then its masked maximum)
             diff = cv2.absdiff(cur, ref).reshape(ref.shape[0], -1)
-            hot = cv2.threshold(diff, threshold, 255, cv2.THRESH_BINARY)[1]
-            if cv2.countNonZero(cv2.bitwise_and(hot, self._flat_mask(i, 1 if ref.ndim == 2 else ref.shape[2]))):
+            mask = self._flat_mask(i, 1 if ref.ndim == 2 else ref.shape[2])
+            if cv2.minMaxLoc(diff, mask)[1] > threshold:
                 return False
         return True
 

@@ -94,23 +94,23 @@ class DiceConfig:
     """... and the winning face needs this share of their weight, else the face is unsure."""
     refined_min_probability: float = 0.97
     """A refined crop's face probability below this makes the face unsure."""
-    flat_min_probability: float = 0.99909
+    flat_min_probability: float = 0.99871
     """:func:`vision.dice.pose.pose_call`: P(flat) (the two-head die_pose.onnx's deciding head) at or
-    above this: flat; between this and the leaning / on-die limits below: unsure (None).  Tuned on the
-    seen pose renders 901500-901649 (900 frames, 738 found cocked dice: the highest P(flat) of a cocked
-    die there, plus half its distance to 1; ``python -m vision.training.pose calls``); seen 901650-901749:
-    cocked dice called flat 3 of 495 at the former 0.99637 (tuned on 216 frames), 0 now (flat dice
-    called flat 322 -> 179 of 1341, the rest unsure; the real reader's tracker takes unsure as flat)."""
+    above this: flat; between this and the leaning / on-die limits below: unsure (None).  Session 7
+    (deciding head: session 6's 16-epoch candidate), tuned on the seen pose renders 901500-901649 at
+    the die stage's own centres (900 frames, 745 found cocked dice: the 2nd highest P(flat) of a cocked
+    die, ``tune(allow=0.002)``, plus half its distance to 1); seen 901650-901799: 1 of 735 cocked dice
+    called flat, 354 of 2026 flat dice called flat (session 6's head at 0.99909: 2 and 281)."""
     on_die_min_probability: float = 0.5
     """A cocked die with P(on the other die) at or above this rests on top of the other die."""
-    leaning_min_probability: float = 0.98857
+    leaning_min_probability: float = 0.98514
     """:func:`vision.dice.pose.pose_call`: P(leaning) at or above this, or ...  Tuned on the same slice
-    (pooled: the highest P(leaning) + P(on the other die) of a flat die at the die stage's centre, the
-    dice it may call cocked read in their mirror image too, plus half its distance to 1).  Seen sets
-    901550-901649 (600 frames, die_pose.onnx of session 5: a deciding head trained on the die stage's
-    centres + the v2 face-check head): 132 of 456 cocked dice called cocked (v2: 60), 0 of 1339 flat
-    dice called cocked (v2: 1)."""
-    on_die_call_min_probability: float = 0.98857
+    (pooled: the 5th highest P(leaning) + P(on the other die) of the 2039 flat dice at the die stage's
+    centre, ``tune(allow=0.002)``, the dice it may call cocked read in their mirror image too, plus half
+    its distance to 1).  Seen 901650-901799 (900 frames): 261 of 735 cocked dice called cocked, 2 of
+    2026 flat dice called cocked (session 6's head and 0.98857: 226 and 2); the whole reader's seen
+    900040-900339 (pose stage at its found centres): 11 of 41 cocked, 0 of 497 flat (was 12 and 0)."""
+    on_die_call_min_probability: float = 0.98514
     """... P(on the other die) at or above this, or, the two being one pooled threshold, their sum:
     cocked (the split rule's own on-die limit called 4 of 660 flat dice cocked on 901550-901599)."""
     white_dice_bgr: tuple[int, int, int] | None = None

@@ -315,17 +315,22 @@ def make_pose(nn: Any, planes: int) -> Any:
     )
 
 
-def training_sources() -> list[tuple[Path, range]]:
+def training_sources(pose_seeds: range = POSE_TRAIN_SEEDS) -> list[tuple[Path, range]]:
+    """The training renders: the pose renders whose seed is in ``pose_seeds`` (both sizes) and the shared
+    cache's dice (``pose_seeds`` narrower than :data:`POSE_TRAIN_SEEDS`: a model of an earlier data set
+    trained again, e.g. the deciding head of session 7 on 30000-30284 while 30285-30344 exist)."""
     from vision.training.faces import DICE_RENDERS
     from vision.training.rendered import TRAIN_SEEDS, cache_dir
 
-    return [(pose_dir(1280, 720), POSE_TRAIN_SEEDS), (pose_dir(1920, 1080), POSE_TRAIN_SEEDS),
+    return [(pose_dir(1280, 720), pose_seeds), (pose_dir(1920, 1080), pose_seeds),
             (cache_dir() / "1280x720", TRAIN_SEEDS), (cache_dir() / DICE_RENDERS / "1280x720", TRAIN_SEEDS)]
 
 
 def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = None, log: Any = print,
-          copies: tuple[int, int, int] = (2, 4, 6), with_found: bool = True) -> dict[str, object]:
-    """Train the pose model; frames whose seed % 10 == 0 are the validation (and threshold-tuning) slice."""
+          copies: tuple[int, int, int] = (2, 4, 6), with_found: bool = True,
+          pose_seeds: range = POSE_TRAIN_SEEDS) -> dict[str, object]:
+    """Train the pose model on :func:`training_sources` (``pose_seeds``); frames whose seed % 10 == 0 are
+    the validation (and threshold-tuning) slice."""
     import torch
     from torch import nn
 
@@ -335,7 +340,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     t0 = time.time()
-    sources = training_sources()
+    sources = training_sources(pose_seeds)
     data = pose_samples(sources, seed=seed, cache=cache, copies=copies, with_found=with_found,
                         jitter_mm=2.0 if with_found else 2.5)
     y, seeds = data["y"], data["seed"]
@@ -589,6 +594,19 @@ def tune(rows: list[dict[str, Any]], where: str = "at_found", *, pooled: bool = 
             "on_die_min_probability": 0.5}
 
 
+def _seed_range(text: str | None) -> range:
+    """``FIRST-LAST`` (inclusive) as a range of pose training seeds; None: all of them."""
+    if text is None:
+        return POSE_TRAIN_SEEDS
+    try:
+        first, last = (int(v) for v in text.split("-"))
+    except ValueError:
+        raise ValueError(f"--pose-seeds {text!r}: expected FIRST-LAST, e.g. 30000-30284") from None
+    if not (POSE_TRAIN_SEEDS.start <= first <= last < POSE_TRAIN_SEEDS.stop):
+        raise ValueError(f"--pose-seeds {text!r}: not within the training seeds {POSE_TRAIN_SEEDS.start}-{POSE_TRAIN_SEEDS.stop - 1}")
+    return range(first, last + 1)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.training.pose")
     sub = p.add_subparsers(dest="what", required=True)
@@ -604,6 +622,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--cache", type=Path, default=None, help="keep the extracted patches here (repeated runs)")
     t.add_argument("--copies", default="2,4,6", help="patches per flat, cocked, on-die die")
     t.add_argument("--no-found", action="store_true", help="do not run the die stage for its centres (faster)")
+    t.add_argument("--pose-seeds", default=None, metavar="FIRST-LAST",
+                   help="only the pose renders of these training seeds (default: all of 30000-39999 rendered)")
     mg = sub.add_parser("merge", help="one two-head model: a 6-plane deciding model + the v2 face-check model (needs onnx)")
     mg.add_argument("decide", type=Path)
     mg.add_argument("gate", type=Path)
@@ -637,7 +657,8 @@ def main(argv: list[str] | None = None) -> int:
 
         cp = tuple(int(v) for v in args.copies.split(","))
         print(train(args.out or DIE_POSE_MODEL, seed=args.seed, epochs=args.epochs, cache=args.cache,
-                    copies=(cp[0], cp[1], cp[2]), with_found=not args.no_found), flush=True)
+                    copies=(cp[0], cp[1], cp[2]), with_found=not args.no_found,
+                    pose_seeds=_seed_range(args.pose_seeds)), flush=True)
         return 0
     if args.what == "calls":
         tuning = [r for f in args.tune_rows for r in json.loads(f.read_text())]

@@ -1,0 +1,41 @@
+"""The pose thresholds in :class:`vision.dice.config.DiceConfig` are the ones the committed model's record
+says were tuned for it, and the training's seed selection (``--pose-seeds``) is checked."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from vision.dice.config import DiceConfig
+from vision.dice.pose import DIE_POSE_MODEL
+
+
+def test_config_thresholds_are_the_recorded_tuning() -> None:
+    """die_pose.train.json records the thresholds tuned for the committed deciding head (seen pose renders,
+    ``python -m vision.training.pose calls``): a model swapped without its thresholds fails here."""
+    rec = json.loads(DIE_POSE_MODEL.with_suffix(".train.json").read_text())
+    th = rec["thresholds"]
+    d = DiceConfig()
+    assert th["model_sha256_prefix"]
+    for k in ("flat_min_probability", "leaning_min_probability", "on_die_call_min_probability", "on_die_min_probability"):
+        assert getattr(d, k) == pytest.approx(th[k], abs=1e-9), k
+
+
+def test_model_file_is_the_recorded_one() -> None:
+    import hashlib
+
+    rec = json.loads(DIE_POSE_MODEL.with_suffix(".train.json").read_text())
+    digest = hashlib.sha256(DIE_POSE_MODEL.read_bytes()).hexdigest()
+    assert digest.startswith(rec["thresholds"]["model_sha256_prefix"])
+
+
+def test_pose_seed_range() -> None:
+    from vision.training.pose import POSE_TRAIN_SEEDS, _seed_range, training_sources
+
+    assert _seed_range(None) == POSE_TRAIN_SEEDS
+    assert _seed_range("30000-30284") == range(30000, 30285)
+    assert training_sources(range(30000, 30285))[0][1] == range(30000, 30285)
+    for bad in ("30000", "a-b", "29999-30010", "30010-30000", "901800-901849"):
+        with pytest.raises(ValueError, match=bad):
+            _seed_range(bad)

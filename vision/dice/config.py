@@ -165,7 +165,9 @@ class DiceConfig:
     top_second_min_probability: float = 1.01
     """A face the up-face reading leaves unsure is confirmed when the second up-face model
     (``classify.DIE_FACE_TOP_SECOND_MODEL``), read in 8 turns on the same square, gives the same face
-    at this probability (> 1: off) ..."""
+    at this probability (> 1: off) ...  Off: no second model is committed.  Session 7's blur
+    fine-tunes as the second model at 0.9 confirmed 1 more of 600 seen dice (900040-900339: 900158),
+    not worth a second 245 KB model (vision/models/DIE_FACE.md)."""
     top_second_max_notdie: float = 0.03
     """... and both readings call the square a die this surely (P(not a die) below this)."""
     top_refine_max_notdie: float = 0.5

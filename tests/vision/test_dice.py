@@ -265,3 +265,17 @@ def test_evaluation_pairs_a_reading_with_the_visible_top_die() -> None:
     seen = DieReading(6, 0.99, None, 0.0, Area.RIGHT_TABLE, 50.0, (100.5, 100.2), (0, 0, 10, 10))
     assert match([bottom, top], (seen,)) == [None, 0]
     assert match([bottom], (seen,)) == [0]
+
+
+def test_a_missed_die_is_explained_by_the_first_stage_that_lost_it() -> None:
+    from vision.dice.config import DiceConfig
+    from vision.dice.evaluate import MISS_CAUSES, miss_cause
+
+    die = {"center_mm": [200.0, 150.0, 8.0]}
+    dcfg = DiceConfig()
+    far, on = (260.0, 150.0, 0.9), (201.0, 151.0, 0.6)
+    assert miss_cause(die, True, [on], [0.0], dcfg) == MISS_CAUSES[0]  # a hand: nothing else is asked
+    assert miss_cause(die, False, [far], [0.0], dcfg) == MISS_CAUSES[1]
+    assert miss_cause(die, False, [far, (199.0, 150.0, 0.1)], [0.9], dcfg) == MISS_CAUSES[2]  # not read
+    assert miss_cause(die, False, [on, far], [dcfg.top_notdie_max, 0.0], dcfg) == MISS_CAUSES[3]
+    assert miss_cause(die, False, [on], [0.01], dcfg) == MISS_CAUSES[4]

@@ -1,4 +1,4 @@
-"""``python -m vision.dice.evaluate [--first 900040] [--frames 200] [--size 1280x720] [--out F.json]``.
+"""``python -m vision.dice.evaluate [--first 900040] [--frames 200] [--size 1280x720] [--out F.json] [--why]``.
 
 The dice stage alone (:func:`vision.dice.board.read_dice`) on rendered frames of held-out seeds
 (``EVAL_SEEDS``; 900000..900039 chose the thresholds): per die right / wrong / unsure / missed,
@@ -6,7 +6,8 @@ false dice, cocked recall and flat dice called cocked, on-die, owner, right-hand
 where the die is more than ``boundary_uncertain_mm`` from a boundary, and the stage's median time
 on one core (wall clock, and the process's CPU time: on a shared machine the CPU time is the
 figure a free core would give).  Frames missing from the render cache are rendered (set ``BGREF_RENDER_CACHE`` to a
-folder of your own to keep evaluation renders apart).
+folder of your own to keep evaluation renders apart).  ``--why`` adds why each missed die was
+missed (:func:`miss_cause`).
 """
 
 from __future__ import annotations
@@ -189,7 +190,8 @@ class DiceTally:
 
 
 def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg: DiceConfig,
-             verbose: bool = False, owners: bool = True, extra_cache: Path | None = None) -> dict[str, Any]:
+             verbose: bool = False, owners: bool = True, extra_cache: Path | None = None,
+             why: bool = False) -> dict[str, Any]:
     import cv2
 
     from vision.training.rendered import profile_for
@@ -199,6 +201,7 @@ def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg:
     tally = DiceTally(cfg, verbose=verbose)
     times: list[float] = []
     cpu: list[float] = []
+    causes: dict[str, int] = {}
     for seed in seeds:
         r = _frame(seed, width, height, extra_cache)
         t = r.truth
@@ -212,6 +215,9 @@ def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg:
         times.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
         tally.add(seed, t["dice"], found)
+        if why:
+            for c in frame_miss_causes(img, prof, t, found, fcfg, search, clf):
+                causes[c] = causes.get(c, 0) + 1
     times.sort()
     cpu.sort()
     return {
@@ -221,7 +227,70 @@ def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg:
         "ms_p90": round(1000 * times[int(len(times) * 0.9)], 2) if times else None,
         "cpu_ms_median": round(1000 * cpu[len(cpu) // 2], 2) if cpu else None,
         "errors": tally.errors_first(120),
+        **({"missed_why": {c: causes.get(c, 0) for c in MISS_CAUSES}} if why else {}),
     }
+
+
+MISS_CAUSES = ("hand in the frame", "no detector peak", "peak below the score or the peak limit",
+               "face model: not a die", "read as a die, then merged or dropped")
+"""Why a die was missed (:func:`miss_cause`), in the order the causes are tested."""
+
+
+def miss_cause(die: dict[str, Any], hand: bool, peaks: list[tuple[float, float, float]],
+               not_die: list[float], dcfg: DiceConfig, near_mm: float = 10.0) -> str:
+    """The first of :data:`MISS_CAUSES` that explains a missed die: ``hand``: a hand covers part of
+    the frame; ``peaks``: the detector's peaks (board x, y mm, score), best first, down to a low
+    score; ``not_die``: the up-face reading's P(not a die) of the peaks the stage read (the first
+    ``detect_max_peaks`` at ``detect_min_score`` or more), in the same order.
+
+    >>> d = {"center_mm": [100.0, 100.0, 8.0]}
+    >>> miss_cause(d, False, [(101.0, 100.0, 0.9)], [0.5], DiceConfig())
+    'face model: not a die'
+    >>> miss_cause(d, False, [(150.0, 100.0, 0.9), (100.0, 99.0, 0.1)], [0.9], DiceConfig())
+    'peak below the score or the peak limit'
+    """
+    if hand:
+        return MISS_CAUSES[0]
+    x, y = die["center_mm"][:2]
+    near = [i for i, (px, py, _) in enumerate(peaks) if math.hypot(px - x, py - y) < near_mm]
+    if not near:
+        return MISS_CAUSES[1]
+    read = [i for i in near if i < len(not_die)]
+    if not read:
+        return MISS_CAUSES[2]
+    if all(not_die[i] >= dcfg.top_notdie_max for i in read):
+        return MISS_CAUSES[3]
+    return MISS_CAUSES[4]
+
+
+def frame_miss_causes(img: Any, prof: Any, truth: dict[str, Any], found: tuple[DieReading, ...],
+                      dcfg: DiceConfig, search: DiceSearch, clf: FaceClassifier) -> list[str]:
+    """:func:`miss_cause` of each die of ``truth`` that ``found`` misses (:func:`match`), from the
+    detector's peaks down to score 0.02 and the stage's own first reading of its candidates (the
+    centre model's move, the up-face reading of ``vision.dice.faceread``)."""
+    import numpy as np
+
+    from vision.dice.board import refine_centres
+    from vision.dice.classify import top_classifier
+    from vision.dice.detect import detector, top_view
+    from vision.dice.faceread import read_top_faces
+    from vision.preprocess import to_gray
+
+    missed = [d for d, j in zip(truth["dice"], match(truth["dice"], found), strict=True) if j is None]
+    top_model = top_classifier(clf)
+    if not missed or top_model is None:
+        return []
+    pk = detector().peaks(top_view(img, *search.fixed_maps), 0.02, 64, centroid=dcfg.detect_centroid)
+    mm = np.array([search.to_mm(p.u, p.v) for p in pk]).reshape(-1, 2)
+    k = sum(1 for p in pk[: dcfg.detect_max_peaks] if p.score >= dcfg.detect_min_score)
+    gray = to_gray(img)
+    not_die: list[float] = []
+    if k:
+        cmm = refine_centres(gray, gray, prof, mm[:k], search.z, dcfg)
+        not_die = [g.not_die for g in read_top_faces(gray, prof, cmm, search.z, top_model, dcfg)[1]]
+    hand = bool(truth.get("hands", {}).get("present")) and bool(truth["hands"].get("covered"))
+    peaks = [(float(a), float(b), p.score) for (a, b), p in zip(mm, pk, strict=True)]
+    return [miss_cause(d, hand, peaks, not_die, dcfg) for d in missed]
 
 
 def render_main(argv: list[str]) -> int:
@@ -244,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", default="1280x720")
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--verbose", action="store_true")
+    p.add_argument("--why", action="store_true", help="tally why each missed die was missed (MISS_CAUSES)")
     p.add_argument("--cached-only", action="store_true", help="only frames already rendered (no rendering)")
     p.add_argument("--cache", type=Path, default=None,
                    help="render frames missing from the shared cache into this folder (e.g. /tmp/bgref_renders/dice_eval)")
@@ -257,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     if not seeds:
         raise ValueError(f"no evaluation seeds in {args.first}..{args.first + args.frames - 1}")
     w, h = (int(v) for v in args.size.split("x"))
-    res = evaluate(seeds, w, h, VisionConfig(), DiceConfig(), args.verbose, extra_cache=args.cache)
+    res = evaluate(seeds, w, h, VisionConfig(), DiceConfig(), args.verbose, extra_cache=args.cache, why=args.why)
     text = json.dumps(res, indent=2)
     print(text)
     if args.out:

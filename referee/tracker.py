@@ -562,6 +562,8 @@ def _weighed(doubt: Doubt, board: Board, sc: Scene, cfg: LikelihoodConfig) -> Do
     below ``doubt_gone`` leave."""
     if not doubt or not sc.readings:
         return doubt
+    if any(calibrated(r, cfg) >= cfg.fit_p and (r.white, r.black) != board[i] for i, r in enumerate(sc.readings)):
+        return doubt  # checkers read surely where the laws have none: a play under way (its throw unseen), not their board
     out = []
     gone = math.log(cfg.doubt_gone)
     for i, dw, db, lo in doubt:
@@ -587,9 +589,14 @@ def _read_otherwise(board: Board, sc: Scene, cfg: LikelihoodConfig) -> tuple[tup
 def _doubt_now(before: Position, roll: tuple[int, int], chosen: Board, look: Sequence[CountReading],
                cfg: LikelihoodConfig) -> tuple[tuple[int, int, int, float], ...]:
     """What one look leaves in doubt about ``chosen`` (a play of ``roll`` from ``before``): the alternatives the judge
-    finds on it, and (odds 1) the board it likes best where that differs from ``chosen``."""
+    finds on it, and the board it likes best where that differs from ``chosen`` (at its odds on this look)."""
     j = judge_play(before, roll, [look], cfg, allow_illegal=False)
-    return (*j.doubt, *((i, w, b, 1.0) for i, (w, b) in enumerate(j.board) if (w, b) != chosen[i]))
+    if j.board == chosen:
+        return j.doubt
+    # the look likes another board better: its counts, and the judge's alternatives to it, against ``chosen``
+    odds = math.exp(min(board_logp(j.board, [look], cfg) - board_logp(chosen, [look], cfg), 50.0))
+    return (*((i, w, b, o * odds) for i, w, b, o in j.doubt),
+            *((i, w, b, odds) for i, (w, b) in enumerate(j.board) if (w, b) != chosen[i]))
 
 
 def _opening_doubt(chosen: Board, cands: Sequence[tuple[float, Board]], sc: Scene,

@@ -666,3 +666,25 @@ def test_an_illegal_play_is_never_called_when_what_is_in_doubt_on_the_laws_board
         notes = [e.note for e in out if isinstance(e.event, PositionObserved)]
         assert any("only an illegal play" in n for n in notes) is called, (doubt, notes)
         assert TrackerState.from_json(tr.state.to_json()) == tr.state
+
+
+def test_what_is_in_doubt_leaves_when_read_as_the_laws_have_it_between_plays_never_mid_play() -> None:
+    """An alternative in doubt (``TrackerState.doubt``) is weighed by every scene between plays: read surely as the
+    laws have it (twice: each look counts ``look_weight``), it leaves.  A scene that reads checkers surely where the
+    laws have none (below the reader's own threshold, so no play was started on it) shows a play under way, its
+    throw unseen, not their board: it weighs nothing (s5g 7238: such scenes kept a false alternative alive and
+    blocked six right calls)."""
+    cfg = TrackerConfig.for_real_vision("near", count_confidence=0.99)
+    p1 = after(START, (5, 3), "8/3 6/3")
+    moving = after(p1, (6, 4), "24/18 13/9").with_turn(Side.WHITE)
+    state = TrackerState(phase=TPhase.TO_THROW, turn=Side.BLACK, board=board_of(p1), sent=board_of(p1),
+                         start=board_of(p1), game=1, move=1, cube_face=64, doubt=((5, -1, 0, 0.0),))
+    changed = {i for i in range(24) if board_of(moving)[i] != board_of(p1)[i]}
+    for shown, kept in ((p1, False), (moving, True)):
+        tr = Tracker(cfg, state)
+        for o in Script(seq=10).show(shown).show(shown):  # two scenes
+            o = replace(o, points=tuple(replace(r, confidence=0.95) if i in changed else r
+                                        for i, r in enumerate(o.points)))
+            tr.feed(o)
+        assert tr.state.phase is TPhase.TO_THROW
+        assert bool(tr.state.doubt) is kept, (shown, tr.state.doubt)

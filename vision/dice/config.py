@@ -231,7 +231,9 @@ class DiceConfig:
     reading within 2 mm of their centre at P(not a die) 0.05-0.12, 7 of them with their face right
     at 0.92-0.99; far from every die no reading had P(not a die) 0.05-0.12 with a face at 0.9 (the
     two below 0.2 read 0.33 and 0.5).  Right / wrong / unsure / missed / false, 0.05 -> 0.12: seen
-    900340-900579 394/0/39/47/0 both; 901000-901159 233/0/55/32/1 -> 234/0/56/30/1."""
+    900340-900579 394/0/39/47/0 both; 901000-901159 232/0/56/32/1 -> 234/0/56/30/1; 900040-900339
+    (where the 0.12 was read off, so not held out) 474/0/64/62/1 -> 480/0/64/56/1, right-hand table
+    527/527 -> 533/533; fresh 902400-902499 (once) 169/0/16/15/0 -> 169/0/17/14/0."""
     sure_face_min_probability: float = 0.9
     """See ``sure_face_max_notdie``."""
     side_face_edges: float = 1.4

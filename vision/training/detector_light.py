@@ -13,6 +13,14 @@ one-cycle rate, seed 7) and spend fewer operations:
 - ``p4``: one 4 x 4 stride-4 convolution 3 -> 16 (each output cell sees its own 8 mm), then two
   depthwise-separable blocks (~0.3 ms).
 
+- ``t2dw``: the committed net's two strided layers, then two separable blocks (~0.84 ms).
+
+Session 7, none adopted: dice of seen 900340-900459 (240) with a peak within 8 mm among the 8 best at
+score 0.2 or more (the stage's candidates), and non-die peaks among them: committed 227 / 555;
+``dw`` 192 / 633, ``p4`` 96 / 816 (1500 steps each on 840 frames); ``dw`` then distilled 800 steps
+203 / 498; ``t2dw`` distilled 600 steps from the committed layers 197 / 490.  The light nets would
+save ~0.6-1.0 ms of the dice stage; they need more than this recipe's 1500 steps on 840 frames.
+
 Several nets are trained side by side on the same batches (one batch stream, the expensive part,
 for all): each net's weights are seeded alone (``torch.manual_seed(seed)`` before it is built), so
 each is the net that training it alone with this seed would give.  Torch is development-only.

@@ -628,6 +628,7 @@ class Tracker:
         self.config = config or TrackerConfig()
         self.state = state or TrackerState()
         self._again = False
+        self._turn_kept = False  # a play just released left whose turn it is settled (for the cube: Tracker._cube)
         self._looks: list[tuple[CountReading, ...]] = []  # the looks at a held play's board (not journalled)
         # where dice lay in the observation before this one (still, uncovered; else none): an opening die
         # is taken once it lies where it lay (it rests), never while it still rolls (not journalled)
@@ -725,6 +726,7 @@ class Tracker:
 
     def _accept(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
         out: list[Emitted] = []
+        self._turn_kept = False
         if self.state.hold is not None:
             cube = sc.cube is not None and sc.cube[0] is not None and sc.cube[0] != self.state.cube_face
             if not sc.dice and not cube:
@@ -732,7 +734,14 @@ class Tracker:
                 if fits:
                     self.state = replace(self.state, board=sc.board, board_sure=sc.sure)
                     return out + called
+            pre = self.state
             out += self._release(seq, t, sc)
+            assert pre.hold is not None
+            # a play held only for which legal play it was (its throw read, every play before it sure) leaves whose
+            # turn it is as the laws have it, whatever the board: a cube action that follows is judged as seen
+            # (7274, 7277, 7278 s6g: a staged illegal play corrected, released unsure by the wrong double, asked)
+            self._turn_kept = (bool(out) and cube and pre.known and pre.fix is None and 0 not in pre.hold[2]
+                               and self.state.turn is _side(pre.hold[0]).opponent)
         s = self.state
         if s.phase is Phase.SETUP or s.phase is Phase.GAME_OVER:
             out += self._setup(sc, seq, t)
@@ -1004,7 +1013,7 @@ class Tracker:
         before = self.state
         out = held + self._cube_events(sc, seq, t)
         st = self.state
-        if (self.config.judge is not None and st.known and st.hold is None and st.fix is None
+        if (self.config.judge is not None and (st.known or self._turn_kept) and st.hold is None and st.fix is None
                 and before.cube_law == (before.cube_face, before.cube_where)):
             # every play so far judged sure, and the cube was read where the laws have it: whose turn it
             # is and what the cube shows are as the laws have them -- the action is judged as seen

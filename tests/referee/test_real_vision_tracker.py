@@ -28,9 +28,9 @@ from rules.laws.verdicts import VerdictKind
 from rules.notation import parse_play
 from rules.position import Position, Side
 from rules.record import Move
-from tests.referee.scenes import B_SPOTS, W_SPOTS, Script, die
+from tests.referee.scenes import B_SPOTS, W_SPOTS, Script, cube, die
 from vision.geometry import Area
-from vision.observation import BoardObservation, CountReading, DieReading
+from vision.observation import BoardObservation, CountReading, CubePosition, DieReading
 
 START = Position.initial()
 REAL = TrackerConfig.for_real_vision("near", count_confidence=0.9)
@@ -688,3 +688,28 @@ def test_what_is_in_doubt_leaves_when_read_as_the_laws_have_it_between_plays_nev
             tr.feed(o)
         assert tr.state.phase is TPhase.TO_THROW
         assert bool(tr.state.doubt) is kept, (shown, tr.state.doubt)
+
+
+def test_a_wrong_double_after_a_play_held_only_for_which_legal_play_is_called() -> None:
+    """7274, 7277, 7278 s6g: the play before a wrong double, held unsure (which legal play was made), went on record
+    unsure when the cube turned, and the cube action was only asked.  The throw was read and every play before it
+    was sure, so whose turn it is and the cube are as the laws have them: the wrong double is called.  After a
+    throw not read whole, it is asked as before."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    p2 = after(p1, (6, 4), "24/18 13/9")
+    for black, called in (((sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[1]))), True),
+                          ((sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])),), False)):
+        s = opened(Script())
+        s.show(p1, black).show(p2, black).show(p2)
+        s.cube = cube(4, CubePosition.BLACK_SIDE)  # WHITE offers at 4 with the cube in the middle: a wrong value
+        s.show(p2)
+        # read at 0 half as 24/18 13/9, half as 24/14 would leave it: which legal play is unsure (held)
+        half = {6: (0, 1), 15: (0, 1), 10: (0, 1), 11: (0, 5)}
+        s.out[-12:] = [replace(o, confident=False, points=tuple(CountReading(*half[i], 0.0) if i in half else r
+                                                                  for i, r in enumerate(o.points)))
+                       for o in s.out[-12:]]
+        ses = session_run(s)
+        held = [j for j in ses.judged if isinstance(j.emitted.event, PositionObserved) and j.emitted.unsure]
+        assert held, "black's play should go on record unsure"
+        codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+        assert codes == ([("cube-wrong-value", Side.WHITE)] if called else []), (called, codes)

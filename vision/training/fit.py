@@ -101,3 +101,31 @@ def export_onnx(model: Any, example: Any, out: Any, *, input_name: str, output_n
     axes = dynamic_axes if dynamic_axes is not None else {input_name: {0: "n"}, output_name: {0: "n"}}
     torch.onnx.export(model, (example,), str(out), input_names=[input_name], output_names=[output_name],
                       dynamic_axes=axes, opset_version=17, dynamo=False)
+
+
+def pair_net(body: Any) -> Any:
+    """The checker nets' shell around ``body`` (an ``nn.Sequential``): raw (N, 2, H, W, 3) BGR pairs
+    (uint8 or float 0..255) become 6 planes in -1..1 before ``body``.  ``frozen_bn`` (set for a
+    fine-tune from exported weights) keeps the batch norms in eval mode while training."""
+    from torch import nn
+
+    class _PairNet(nn.Module):
+        frozen_bn = False
+        """True (a fine-tune from exported weights): the batch norms stay in eval mode while training."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.body = body
+
+        def train(self, mode: bool = True) -> _PairNet:
+            super().train(mode)
+            if self.frozen_bn:
+                for m in self.body:
+                    if isinstance(m, nn.BatchNorm2d):
+                        m.eval()
+            return self
+
+        def forward(self, x: Any) -> Any:
+            return self.body(x.float().permute(0, 1, 4, 2, 3).flatten(1, 2) * (1 / 127.5) - 1.0)
+
+    return _PairNet()

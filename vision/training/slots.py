@@ -38,7 +38,7 @@ from vision.checkers import (
     counts_from_slot_probs,
     slot_labels,
 )
-from vision.training.fit import EpochStats, export_onnx, fit_classifier, jitter_layers
+from vision.training.fit import EpochStats, export_onnx, fit_classifier, jitter_layers, pair_net
 from vision.training.rendered import (
     TRAIN_SEEDS,
     Rendered,
@@ -375,7 +375,6 @@ the same with 64 channels in the last convolution (~2.7 ms)."""
 
 def slot_net(patch: int = SLOT_PATCH, arch: str = "fast") -> Any:
     """The slot classifier: raw (N, 2, P, P, 3) BGR patches (uint8 or float 0..255) -> 9 logits."""
-    import torch
     from torch import nn
 
     def block(i: int, o: int, stride: int = 1) -> list[nn.Module]:
@@ -391,30 +390,9 @@ def slot_net(patch: int = SLOT_PATCH, arch: str = "fast") -> Any:
     else:
         raise ValueError(f"unknown slot-model architecture {arch!r}: expected one of {ARCHS}")
 
-    class _Net(nn.Module):
-        frozen_bn = False
-        """True (a fine-tune from exported weights): the batch norms stay in eval mode while training."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.body = nn.Sequential(
-                *layers, nn.Flatten(), nn.Dropout(0.1), nn.Linear(last * side * side, len(SLOT_CLASSES)),
-            )
-
-        def train(self, mode: bool = True) -> _Net:
-            super().train(mode)
-            if self.frozen_bn:
-                for m in self.body:
-                    if isinstance(m, nn.BatchNorm2d):
-                        m.eval()
-            return self
-
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            x = x.float().permute(0, 1, 4, 2, 3).flatten(1, 2) * (1 / 127.5) - 1.0
-            out: torch.Tensor = self.body(x)
-            return out
-
-    return _Net()
+    return pair_net(nn.Sequential(
+        *layers, nn.Flatten(), nn.Dropout(0.1), nn.Linear(last * side * side, len(SLOT_CLASSES)),
+    ))
 
 
 def load_onnx_weights(model: Any, path: Path) -> None:

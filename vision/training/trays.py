@@ -27,7 +27,7 @@ import numpy as np
 
 from rules.position import BAR, CHECKERS, OFF, Position, Side
 from vision.checkers import TRAY_CLASSES, TRAY_HAND, TRAY_LENGTH, TRAY_MODEL, TraySampler
-from vision.training.fit import EpochStats, export_onnx, fit_classifier, jitter_layers
+from vision.training.fit import EpochStats, export_onnx, fit_classifier, jitter_layers, pair_net
 from vision.training.rendered import (
     TRAIN_SEEDS,
     Rendered,
@@ -125,7 +125,6 @@ def cached_trays(r: Rendered) -> tuple[np.ndarray, np.ndarray]:
 def tray_net() -> Any:
     """The tray counter: raw (N, 2, L, W, 3) BGR strips (uint8 or float 0..255) -> logits over
     ``TRAY_CLASSES`` (0..15 borne off, "hand")."""
-    import torch
     from torch import nn
 
     from vision.checkers import TRAY_LENGTH, TRAY_WIDTH
@@ -136,29 +135,8 @@ def tray_net() -> Any:
     layers = [*block(6, 16, (2, 2)), *block(16, 32, (2, 2)), *block(32, 48, (2, 2)), *block(48, 64, (2, 1))]
     flat = 64 * math.ceil(TRAY_LENGTH / 16) * math.ceil(TRAY_WIDTH / 8)
 
-    class _Net(nn.Module):
-        frozen_bn = False
-        """True (a fine-tune from exported weights): the batch norms stay in eval mode while training."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.body = nn.Sequential(*layers, nn.Flatten(), nn.Dropout(0.3), nn.Linear(flat, 96), nn.ReLU(),
-                                      nn.Linear(96, len(TRAY_CLASSES)))
-
-        def train(self, mode: bool = True) -> _Net:
-            super().train(mode)
-            if self.frozen_bn:
-                for m in self.body:
-                    if isinstance(m, nn.BatchNorm2d):
-                        m.eval()
-            return self
-
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            x = x.float().permute(0, 1, 4, 2, 3).flatten(1, 2) * (1 / 127.5) - 1.0
-            out: torch.Tensor = self.body(x)
-            return out
-
-    return _Net()
+    return pair_net(nn.Sequential(*layers, nn.Flatten(), nn.Dropout(0.3), nn.Linear(flat, 96), nn.ReLU(),
+                                  nn.Linear(96, len(TRAY_CLASSES))))
 
 
 def load_tray_weights(model: Any, path: Path) -> None:

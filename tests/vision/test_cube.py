@@ -71,6 +71,17 @@ def _paint(gray: np.ndarray, prof: CalibrationProfile, center: tuple[float, floa
     return out
 
 
+
+def _golden_cube_painted(face: int) -> tuple[np.ndarray, CalibrationProfile, dict[str, Any]]:
+    """The golden frame 900023 with ``face`` painted on its cube's top (0.86 of the cube's side, its
+    turn kept), its profile and the frame's cube truth."""
+    gray, prof, truth = _frame(900023)
+    tc = truth["cube"]
+    size = prof.spec.cube_size_mm
+    img = _paint(gray, prof, tuple(tc["center_mm"][:2]), tc["center_mm"][2] + size / 2, face, tc["rotation_deg"],
+                 size * 0.86)
+    return img, prof, tc
+
 @given(st.sampled_from(MODEL_FACES), st.floats(0, 359.99), st.floats(0, 89.99))
 def test_class_and_rotation_round_trip(face: int, rotation: float, crop: float) -> None:
     f, q = CUBE_CLASSES[class_of(face, rotation, crop)]

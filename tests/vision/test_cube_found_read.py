@@ -11,7 +11,7 @@ from typing import Any, cast
 import numpy as np
 import pytest
 
-from tests.vision.test_cube import _frame, _paint, needs_model
+from tests.vision.test_cube import _frame, _golden_cube_painted, needs_model
 from vision.cube import CubeBlob, CubeConfig, CubeNumeral, CubeSampler, NumeralRead, cube_position, read_cube
 from vision.cube import _found_read as found_read
 from vision.observation import CubePosition
@@ -78,11 +78,7 @@ def test_a_re_centring_that_slides_off_the_top_is_undone_by_the_found_read(monke
     window's read gives the face (and without ``found_read`` the face stays unsure)."""
     import vision.cube as cube_mod
 
-    gray, prof, truth = _frame(900023)
-    tc = truth["cube"]
-    size = prof.spec.cube_size_mm
-    img = _paint(gray, prof, tuple(tc["center_mm"][:2]), tc["center_mm"][2] + size / 2, 16, tc["rotation_deg"],
-                 size * 0.86)
+    img, prof, tc = _golden_cube_painted(16)
     sampler = CubeSampler(prof)
     assert read_cube(img, sampler, CubeConfig()).face == 16  # type: ignore[union-attr]
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import vision.cube as cube
-from tests.vision.test_cube import _frame, _paint
+from tests.vision.test_cube import _golden_cube_painted
 from vision.cube import CUBE_MODEL, MODEL_FACES, CubeConfig, CubeNumeral, CubeSampler, half_turned, read_cube
 
 needs_model = pytest.mark.skipif(not CUBE_MODEL.is_file(), reason="cube model not installed")
@@ -45,11 +45,7 @@ def test_half_turned_crop_is_the_crop_turned_twice() -> None:
 @pytest.mark.parametrize("decisive_first", [True, False])
 def test_a_face_the_turned_crop_reads_otherwise_is_dropped(monkeypatch: pytest.MonkeyPatch,
                                                           decisive_first: bool) -> None:
-    gray, prof, truth = _frame(900023)
-    tc = truth["cube"]
-    size = prof.spec.cube_size_mm
-    img = _paint(gray, prof, tuple(tc["center_mm"][:2]), tc["center_mm"][2] + size / 2, 16, tc["rotation_deg"],
-                 size * 0.86)
+    img, prof, _ = _golden_cube_painted(16)
     sampler = CubeSampler(prof)
     on = replace(CubeConfig(), half_turn_check=True, decisive_first=decisive_first)
     off = replace(on, half_turn_check=False)

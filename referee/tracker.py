@@ -28,6 +28,7 @@ so the journal can restore it exactly (``bgref run --resume``).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -605,6 +606,100 @@ def _opening_doubt(chosen: Board, cands: Sequence[tuple[float, Board]], sc: Scen
     from referee.judge import doubt_of
 
     return doubt_of(chosen, cands, [sc.readings], cfg)
+
+
+MAX_REJUDGED = 256  # alternative starting boards an illegal play is re-judged from (more: the region test)
+
+
+def verdict_in_doubt(before: Position, roll: tuple[int, int], board: Board, label: str, doubt: Doubt) -> bool:
+    """Could what is in doubt on ``before`` (the laws' board, ``TrackerState.doubt``) make the illegal play to
+    ``board`` (family ``label``) legal, or name it otherwise?  Any count in doubt where the play moves checkers:
+    yes.  Otherwise the play is re-judged from every alternative starting board the doubt allows (each
+    combination of the counts in doubt, at most one per region, carried to ``board`` unchanged as the play did
+    not touch them): the call stands only when every one of them names it the same (same family, same mover),
+    so an alternative the verdict does not depend on (a point read at 0 all game, under the cube) blocks nothing
+    (s5g: 17 of 20 catches the region test lost were called from a board that matched the game).  Too many
+    combinations (``MAX_REJUDGED``): the region test (``_region_in_doubt``)."""
+    start = board_of(before)
+    by_region: dict[int, list[tuple[int, int]]] = {}
+    for i, dw, db, _ in doubt:
+        u = start[i]
+        v = (max(0, u[0] + dw), max(0, u[1] + db))
+        if v == u:
+            continue
+        if board[i] != u:  # the illegal board moves checkers here
+            return True
+        if v not in by_region.setdefault(i, []):
+            by_region[i].append(v)
+    if not by_region:
+        return False
+    named = _verdict(before.turn, roll, start, board)
+    if named is None or named[0] != label:
+        return True  # (the judge's own call is named otherwise from the laws' board: not re-judged)
+    if math.prod(len(v) + 1 for v in by_region.values()) > MAX_REJUDGED:
+        return _region_in_doubt(before, board, label, by_region)
+    for pick in itertools.product(*([None, *v] for v in by_region.values())):
+        chosen = [(i, v) for i, v in zip(by_region, pick, strict=True) if v is not None]
+        if not chosen:
+            continue
+        s2, b2 = list(start), list(board)
+        for i, v in chosen:
+            s2[i] = b2[i] = v
+        # a combination that leaves a side short of 15 (or over): the rest of its alternative was ruled out;
+        # the checker is made up on (or taken from) that side's tray, which names no play otherwise (if the tray
+        # cannot, the region test)
+        for side, tray in ((0, 25), (1, 26)):
+            short = 15 - sum(r[side] for r in s2)
+            have = list(s2[tray])
+            have[side] += short
+            got = list(b2[tray])
+            got[side] += short
+            if min(have[side], got[side]) < 0:
+                break
+            s2[tray], b2[tray] = (have[0], have[1]), (got[0], got[1])
+        else:
+            if _verdict(before.turn, roll, tuple(s2), tuple(b2)) != named:
+                return True
+            continue
+        if _region_in_doubt(before, board, label, {i: [v] for i, v in chosen}):
+            return True
+    return False
+
+
+def _verdict(turn: Side, roll: tuple[int, int], start: Board, board: Board) -> tuple[str, bool] | None:
+    """How the play from ``start`` (``turn`` on roll) to ``board`` is named: its illegal family (the judge's
+    ``illegal_boards``) and whether the laws take it for a play left incomplete; None: legal, or no named family."""
+    from referee.judge import illegal_boards
+
+    try:
+        before = position_of(start, turn)
+    except (PositionError, ValueError):
+        return None
+    plays = _plays(before, roll)
+    if any(board_of(p.after) == board for p in plays):
+        return None
+    label = illegal_boards(before, Dice(*roll), plays).get(board)
+    if label is None:
+        return None
+    return label, _named_otherwise(before, roll, board, label)
+
+
+def _region_in_doubt(before: Position, board: Board, label: str, alts: dict[int, list[tuple[int, int]]]) -> bool:
+    """The region test (session 7, e6f989b): a count in doubt on the mover's bar; a point in doubt whether the
+    mover has a checker there, or whether the opponent holds it (two or more) or has a blot there; a tray in
+    doubt when a checker went off."""
+    m = 0 if before.turn is Side.WHITE else 1
+    start = board_of(before)
+    for i, vs in alts.items():
+        u = start[i]
+        for v in vs:
+            if i == 24 and u[m] != v[m]:
+                return True
+            if i >= 25 and label in ("bear_off", "hit_not_to_bar"):
+                return True
+            if i < 24 and ((u[m] > 0) != (v[m] > 0) or min(u[1 - m], 2) != min(v[1 - m], 2)):
+                return True
+    return False
 
 
 def _whole(board: Sequence[tuple[int, int]]) -> bool:
@@ -1267,29 +1362,9 @@ class Tracker:
 
     def _in_doubt(self, before: Position, roll: tuple[int, int], board: Board, label: str) -> bool:
         """An illegal play judged from ``before`` (the laws' board) that what is in doubt there
-        (``TrackerState.doubt``) could make legal, or name otherwise: a count in doubt on the mover's bar; a point
-        in doubt whether the mover has a checker there, or whether the opponent holds it (two or more) or has a
-        blot there; any count in doubt where the illegal board differs from the start; a tray in doubt when a
-        checker went off.  Then it is asked, never called (7280 s6g: the laws had two of white's checkers on the
-        bar, the game one)."""
-        if not self.state.doubt:
-            return False
-        m = 0 if before.turn is Side.WHITE else 1
-        start = board_of(before)
-        for i, dw, db, _ in self.state.doubt:
-            u = start[i]
-            v = (max(0, u[0] + dw), max(0, u[1] + db))
-            if v == u:
-                continue
-            if board[i] != u:  # the illegal board moves checkers here
-                return True
-            if i == 24 and u[m] != v[m]:
-                return True
-            if i >= 25 and label in ("bear_off", "hit_not_to_bar"):
-                return True
-            if i < 24 and ((u[m] > 0) != (v[m] > 0) or min(u[1 - m], 2) != min(v[1 - m], 2)):
-                return True
-        return False
+        (``TrackerState.doubt``) could make legal, or name otherwise (``verdict_in_doubt``).  Then it is asked,
+        never called (7280 s6g: the laws had two of white's checkers on the bar, the game one)."""
+        return bool(self.state.doubt) and verdict_in_doubt(before, roll, board, label, self.state.doubt)
 
     def _is_mover_die(self, d: SeenDie) -> bool:
         """``d`` lies where one of the mover's dice lay, showing the same face (another die can land there)."""
@@ -1930,4 +2005,5 @@ def _confidences(sc: Scene) -> tuple[float, ...]:
     return sc.confidences
 
 
-__all__ += ["STARTING_BOARD", "board_of", "doubt_with", "infer_throw", "position_of", "scene_of", "setup_agreement"]
+__all__ += ["STARTING_BOARD", "board_of", "doubt_with", "infer_throw", "position_of", "scene_of", "setup_agreement",
+            "verdict_in_doubt"]

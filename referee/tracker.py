@@ -622,13 +622,17 @@ def verdict_in_doubt(before: Position, roll: tuple[int, int], board: Board, labe
     combinations (``MAX_REJUDGED``): the region test (``_region_in_doubt``)."""
     start = board_of(before)
     by_region: dict[int, list[tuple[int, int]]] = {}
+    moved: dict[tuple[int, tuple[int, int]], tuple[int, int]] = {}  # (region, alternative start) -> its end
     for i, dw, db, _ in doubt:
         u = start[i]
         v = (max(0, u[0] + dw), max(0, u[1] + db))
         if v == u:
             continue
-        if board[i] != u:  # the illegal board moves checkers here
-            return True
+        if board[i] != u:  # the illegal board moves checkers here: the same play from the alternative count
+            end = (board[i][0] + v[0] - u[0], board[i][1] + v[1] - u[1])
+            if min(end) < 0:
+                return True  # (no such play from it)
+            moved[(i, v)] = end
         if v not in by_region.setdefault(i, []):
             by_region[i].append(v)
     if not by_region:
@@ -637,33 +641,50 @@ def verdict_in_doubt(before: Position, roll: tuple[int, int], board: Board, labe
     if named is None or named[0] != label:
         return True  # (the judge's own call is named otherwise from the laws' board: not re-judged)
     if math.prod(len(v) + 1 for v in by_region.values()) > MAX_REJUDGED:
-        return _region_in_doubt(before, board, label, by_region)
+        return bool(moved) or _region_in_doubt(before, board, label, by_region)
     for pick in itertools.product(*([None, *v] for v in by_region.values())):
         chosen = [(i, v) for i, v in zip(by_region, pick, strict=True) if v is not None]
         if not chosen:
             continue
         s2, b2 = list(start), list(board)
         for i, v in chosen:
-            s2[i] = b2[i] = v
-        # a combination that leaves a side short of 15 (or over): the rest of its alternative was ruled out;
-        # the checker is made up on (or taken from) that side's tray, which names no play otherwise (if the tray
-        # cannot, the region test)
+            s2[i], b2[i] = v, moved.get((i, v), v)
+        if any(w > 0 and k > 0 for w, k in s2[:24]):
+            continue  # both sides on one point: no board a game can reach, the plays since refute it (7257 s5h:
+            # BLACK's blot on 4 doubted as two, then hit surely by WHITE)
+        # a combination that leaves a side short of 15 (or over) is what is left of an alternative the looks ruled
+        # out elsewhere: the checker short is made up on its side's tray (where it names no play otherwise); one
+        # over comes off the tray, or when the tray has none, off each region that side holds in turn (every one
+        # must name the play the same)
+        fills = [(tuple(s2), tuple(b2))]
         for side, tray in ((0, 25), (1, 26)):
             short = 15 - sum(r[side] for r in s2)
-            have = list(s2[tray])
-            have[side] += short
-            got = list(b2[tray])
-            got[side] += short
-            if min(have[side], got[side]) < 0:
-                break
-            s2[tray], b2[tray] = (have[0], have[1]), (got[0], got[1])
-        else:
-            if _verdict(before.turn, roll, tuple(s2), tuple(b2)) != named:
-                return True
+            if short == 0:
+                continue
+            nxt = []
+            for a, b in fills:
+                if a[tray][side] + short >= 0 and b[tray][side] + short >= 0:
+                    nxt.append((_plus(a, tray, side, short), _plus(b, tray, side, short)))
+                elif short == -1:
+                    nxt += [(_plus(a, r, side, -1), _plus(b, r, side, -1)) for r in range(27)
+                            if a[r][side] > 0 and b[r][side] > 0]
+            fills = nxt
+        possible = [(a, b) for a, b in fills if not any(w > 0 and k > 0 for w, k in a[:24])]
+        if fills and not possible:
             continue
-        if _region_in_doubt(before, board, label, {i: [v] for i, v in chosen}):
+        fills = possible
+        if not fills or any(_verdict(before.turn, roll, a, b) != named for a, b in fills):
+            if not fills and not any((i, v) in moved for i, v in chosen) and \
+                    not _region_in_doubt(before, board, label, {i: [v] for i, v in chosen}):
+                continue
             return True
     return False
+
+
+def _plus(board: Board, i: int, side: int, n: int) -> Board:
+    """``board`` with ``n`` more of ``side``'s checkers (0 white, 1 black) on region ``i``."""
+    w, b = board[i]
+    return (*board[:i], (w + n, b) if side == 0 else (w, b + n), *board[i + 1:])
 
 
 def _verdict(turn: Side, roll: tuple[int, int], start: Board, board: Board) -> tuple[str, bool] | None:

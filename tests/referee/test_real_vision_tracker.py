@@ -675,7 +675,8 @@ def test_an_illegal_play_is_called_when_every_alternative_in_doubt_names_it_the_
     the verdict did not depend on (a point read at 0 all game, under the cube).  The call is now re-judged from
     every alternative start the doubt allows (``verdict_in_doubt``): BLACK's 24 point holding one, not two, leaves
     WHITE's 22/18 with a checker on the bar a 'bar' play, called; his bar holding none makes it another play
-    (asked), as does a count in doubt where the play moved (22)."""
+    (asked), as does a count in doubt where the play moved (22).  A BLACK checker doubted on WHITE's 13 point is
+    no board a game can reach (7257 s5h: a blot doubted as two, then hit surely): it blocks nothing."""
     white = [0] * 26
     black = list(START.black)
     white[25], white[22], white[13], white[8], white[6] = 1, 1, 5, 3, 5
@@ -688,7 +689,8 @@ def test_an_illegal_play_is_called_when_every_alternative_in_doubt_names_it_the_
     state = TrackerState(phase=TPhase.TO_THROW, turn=Side.WHITE, board=board_of(laws), sent=board_of(laws),
                          start=board_of(laws), game=1, move=20, cube_face=64)
     for doubt, called in ((((0, 0, -1, 0.0),), True), (((0, 0, -1, 0.0), (5, -1, 0, 0.0)), True),
-                          (((0, 0, -1, 0.0), (24, -1, 0, 0.0)), False), (((21, -1, 0, 0.0),), False)):
+                          (((0, 0, -1, 0.0), (24, -1, 0, 0.0)), False), (((21, -1, 0, 0.0),), False),
+                          (((12, 0, 1, 5.0), (0, 0, 1, 0.0)), True)):
         tr = Tracker(REAL, replace(state, doubt=doubt))
         out = [e for o in stream for e in tr.feed(o)]
         notes = [e.note for e in out if isinstance(e.event, PositionObserved)]

@@ -1619,7 +1619,8 @@ class Tracker:
         if j.kind is JudgementKind.ILLEGAL and self._in_doubt(before, s.dice, j.board, j.label):
             j = judge_play(before, s.dice, [sc.readings], cfg.judge, allow_illegal=False, weak=s.weak)
         if j.unplayed:
-            self.state = replace(s, dice=None, dice_xy=(), guess=False, phase=Phase.TO_THROW, move=s.move - 1)
+            self.state = replace(s, dice=None, dice_xy=(), guess=False, phase=Phase.TO_THROW, move=s.move - 1,
+                                 turn_sure=False)  # (see _lifted_judged)
             return []
         if j.kind is JudgementKind.ILLEGAL:
             self.state = replace(s, sent=j.board, known=True, fix=(s.start, s.dice, s.turn.letter))
@@ -1652,7 +1653,13 @@ class Tracker:
         else:
             roll, j = judge_throw(before, s.dice, [sc.readings], cfg.judge, weak=s.weak)
         if j.unplayed:  # taken back unplayed (a void throw): it never reaches the laws; he throws again
-            self.state = replace(s, dice=None, dice_xy=(), guess=False, phase=Phase.TO_THROW, move=s.move - 1)
+            # "taken back" is itself a judgement by likelihood (never sure): the play may have been made and
+            # read unsure, so whose throw is next is not settled -- the next throw's table is asked, never
+            # called, until a sure play settles it (7297 s7a: black's 21 lifted early, his play read only at
+            # confidence <= 0.5, taken back; white's next throw, in white's table, called wrong-table on black;
+            # 7305 s7a: white's wrong-colour play taken back, black's throw called wrong-table)
+            self.state = replace(s, dice=None, dice_xy=(), guess=False, phase=Phase.TO_THROW, move=s.move - 1,
+                                 turn_sure=False)
             return []
         if hold and (j.kind is JudgementKind.UNSURE or not known):
             # (a throw not read whole is held too: with a die unread, an illegal play of one roll is a legal
@@ -1908,7 +1915,8 @@ class Tracker:
         if j.unplayed:
             # nothing was played and no roll explains that: the dice were taken back (a void throw the
             # camera could not tell); the throw never went to the laws, and the same player throws again
-            self.state = replace(s, dice=None, dice_xy=(), guess=False, phase=Phase.TO_THROW, move=s.move - 1)
+            self.state = replace(s, dice=None, dice_xy=(), guess=False, phase=Phase.TO_THROW, move=s.move - 1,
+                                 turn_sure=False)  # (see _lifted_judged)
             return []
         sure = j.kind is JudgementKind.LEGAL
         pos = j.play.after if j.play is not None else before

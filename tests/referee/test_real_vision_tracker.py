@@ -744,3 +744,23 @@ def test_a_wrong_double_after_a_play_held_only_for_which_legal_play_is_called() 
         assert held, "black's play should go on record unsure"
         codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
         assert codes == ([("cube-wrong-value", Side.WHITE)] if called else []), (called, codes)
+
+
+def test_after_a_throw_taken_back_unplayed_the_next_throws_table_is_asked_never_called() -> None:
+    """7297 s7a: BLACK's 2-1 was lifted early with his play read only unsure; the tracker took the throw for taken
+    back unplayed (a judgement by likelihood), kept whose throw it was as settled, and called WHITE's next throw,
+    lying in WHITE's own table, dice-wrong-table on BLACK (7305 s7a: the same after a wrong-colour play).  After a
+    throw taken back, whose throw is next is unsure: the table is asked about, never called.  Read cleanly (the
+    tests above) it is called."""
+    s = opened(Script())
+    p1 = after(START, (5, 3), "8/3 6/3")
+    s.show(p1, (die(6, Area.LEFT_TABLE, B_SPOTS[0]), unread(die(2, Area.LEFT_TABLE, B_SPOTS[1])))).show(p1)
+    # the next throw lies in WHITE's right-hand table: BLACK's throw again in the wrong table -- or WHITE's
+    white_table = (sure_face(die(4, Area.RIGHT_TABLE, (180.0, 120.0))), sure_face(die(2, Area.RIGHT_TABLE, (240.0, 90.0))))
+    s.show(p1, white_table)
+    ses = session_run(s)
+    assert ses.stats.infractions == 0
+    asked = [j.verdict.director for j in ses.judged if j.verdict.kind is VerdictKind.CHECK]
+    assert any("dice-wrong-table" in a for a in asked), asked
+    assert not ses.tracker.state.turn_sure
+

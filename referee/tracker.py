@@ -1231,8 +1231,13 @@ class Tracker:
                 else:
                     early = self._throw_event(turn.opponent, fresh[:2], seq, t)
                     st = self.state
+                    # (the mover's dice still there each read, now or where it landed: an unread "die" that never
+                    # leaves may be none -- 7291 s7a: a mark in WHITE's table read as a die, face never read, taken
+                    # for one of his dice; his dice lifted, it stayed, and BLACK's throw was called premature)
                     placed = (all(self._owner_by_place(d) is turn.opponent for d in fresh[:2])
-                              and bool(mover_dice) and all(self._owner_by_place(d) is turn for d in mover_dice))
+                              and bool(mover_dice)
+                              and all(self._owner_by_place(d) is turn and (d.face_sure or self._read_where(d, s))
+                                      for d in mover_dice))
                     if cfg.judge is not None and not placed and not (st.known and st.fix is None):
                         # whose play is in progress rests on plays not judged surely, and the dice do not
                         # show it either (each pair in its thrower's right-hand table): asked, not called
@@ -1386,6 +1391,12 @@ class Tracker:
         (``TrackerState.doubt``) could make legal, or name otherwise (``verdict_in_doubt``).  Then it is asked,
         never called (7280 s6g: the laws had two of white's checkers on the bar, the game one)."""
         return bool(self.state.doubt) and verdict_in_doubt(before, roll, board, label, self.state.doubt)
+
+    def _read_where(self, d: SeenDie, s: TrackerState) -> bool:
+        """A face of the mover's dice in ``s`` was read (not 0) at the place where ``d`` lies."""
+        faces = s.dice if s.dice is not None and len(s.dice) == len(s.dice_xy) else (0,) * len(s.dice_xy)
+        return any(f and math.hypot(d.x - x, d.y - y) <= self.config.same_die_mm
+                   for (x, y), f in zip(s.dice_xy, faces, strict=True))
 
     def _is_mover_die(self, d: SeenDie) -> bool:
         """``d`` lies where one of the mover's dice lay, showing the same face (another die can land there)."""

@@ -236,6 +236,8 @@ class TrackerState:
     # whose throw it is was settled surely: the last play on record (DiceLifted) went to the laws sure and
     # nothing unsure (a throw, a lift, a board) went since; a wrong-table call needs it (7239, 7248 s5g)
     turn_sure: bool = True
+    # the mover's throw landed with both dice in his own right-hand table (where his dice lie places the throws)
+    landed_home: bool = False
 
     # ------------------------------------------------------------------ JSON
     def to_json(self) -> dict[str, Any]:
@@ -274,6 +276,7 @@ class TrackerState:
             "pending": _listify(self.pending),
             "pending_count": self.pending_count,
             "turn_sure": self.turn_sure,
+            "landed_home": self.landed_home,
         }
 
     @classmethod
@@ -314,6 +317,7 @@ class TrackerState:
                 pending=_tuplify(d.get("pending")),
                 pending_count=int(d.get("pending_count", 0)),
                 turn_sure=bool(d.get("turn_sure", True)),
+                landed_home=bool(d.get("landed_home", False)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"cannot restore the tracker state from {d!r}: {exc}") from exc
@@ -1231,12 +1235,13 @@ class Tracker:
                 else:
                     early = self._throw_event(turn.opponent, fresh[:2], seq, t)
                     st = self.state
-                    # (the mover's dice still there each read, now or where it landed: an unread "die" that never
-                    # leaves may be none -- 7291 s7a: a mark in WHITE's table read as a die, face never read, taken
-                    # for one of his dice; his dice lifted, it stayed, and BLACK's throw was called premature)
+                    # (the mover's dice still there each read, now or where it landed, or his throw landed whole in
+                    # his own table: an unread "die" that never leaves may be none -- 7291 s7a: a mark in WHITE's
+                    # table read as a die, face never read, taken with a die in BLACK's table for WHITE's throw; his
+                    # dice lifted, it stayed, and BLACK's throw was called premature)
                     placed = (all(self._owner_by_place(d) is turn.opponent for d in fresh[:2])
                               and bool(mover_dice)
-                              and all(self._owner_by_place(d) is turn and (d.face_sure or self._read_where(d, s))
+                              and all(self._owner_by_place(d) is turn and (d.face_sure or self._read_where(d, s) or s.landed_home)
                                       for d in mover_dice))
                     if cfg.judge is not None and not placed and not (st.known and st.fix is None):
                         # whose play is in progress rests on plays not judged surely, and the dice do not
@@ -1461,7 +1466,8 @@ class Tracker:
             start_sure = not guess and known and s.fix is None
         weak = tuple(int(d.face or 0) for d in dice if d.face_conf < self.config.call_face_confidence)
         self.state = replace(s, known=known, doubt=doubt, phase=Phase.PLAYING, dice=(faces[0], faces[1]), filled=False,
-                             weak=weak,
+                             weak=weak, landed_home=len(dice) >= 2 and all(self._owner_by_place(d) is s.turn
+                                                                          for d in dice[:2]),
                              dice_xy=tuple((d.x, d.y) for d in dice), other_xy=(), stale_xy=(), early=False,
                              start=start, move=s.move + 1, guess=guess, start_sure=start_sure)
 

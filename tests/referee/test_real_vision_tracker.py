@@ -768,16 +768,19 @@ def test_after_a_throw_taken_back_unplayed_the_next_throws_table_is_asked_never_
 def test_an_early_throw_is_called_on_the_movers_die_only_when_its_face_was_read() -> None:
     """7291 s7a: a mark in WHITE's table was read as a die (face never read) and taken for one of WHITE's dice; his
     dice lifted, it stayed, and BLACK's next throw was called premature -- on a game whose turns were not known
-    surely, where only the dice placed (each pair in its thrower's table) settled who was throwing.  A "die" whose
-    face was never read may be none: the early throw is asked about.  A die of WHITE's read when it landed (unread
-    now, under a hand) still places the throws: called."""
+    surely, where only the dice placed (each pair in its thrower's table) settled who was throwing; WHITE's "throw"
+    was the mark and a die read in BLACK's table.  A "die" whose face was never read may be none: the early throw is
+    asked about -- unless it was read when it landed (unread now, under a hand), or the throw it came with landed
+    whole in WHITE's table (7302 s7a: a real die read "unread" in every frame): then it places the throws, called."""
     p1 = after(START, (5, 3), "8/3 6/3")
     p2 = after(p1, (6, 4), "24/18 13/9")
     p3 = after(p2, (2, 1), "13/11 6/5")
     black = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), unread(die(4, Area.LEFT_TABLE, B_SPOTS[1])))
     white = (sure_face(die(2, Area.RIGHT_TABLE, W_SPOTS[0])), sure_face(die(1, Area.RIGHT_TABLE, W_SPOTS[1])))
     early = (sure_face(die(5, Area.LEFT_TABLE, (480.0, 200.0))), sure_face(die(3, Area.LEFT_TABLE, (520.0, 230.0))))
-    for landed, called in ((white, True), ((white[0], unread(white[1])), False)):
+    astray = sure_face(die(2, Area.LEFT_TABLE, (600.0, 320.0)))  # (read in BLACK's table)
+    cases = ((white, True), ((white[0], unread(white[1])), True), ((astray, unread(white[1])), False))
+    for landed, called in cases:
         s = opened(Script())
         s.show(p1, black).show(p2, black).show(p2)  # BLACK's 6-4 inferred from its play (a face unread): not known
         s.show(p2, landed).show(p3, landed)  # WHITE's 2-1 down and played

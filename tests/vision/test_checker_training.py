@@ -48,3 +48,26 @@ def test_a_tray_fine_tune_starts_from_the_exported_model() -> None:
     net.train()
     assert not any(m.training for m in net.body if isinstance(m, torch.nn.BatchNorm2d))
     assert any(m.training for m in net.body if isinstance(m, torch.nn.Dropout))
+
+
+def test_a_slot_fine_tune_starts_from_the_exported_model() -> None:
+    """``load_onnx_weights`` puts the committed slot model's weights into ``slot_net``: the same logits
+    as onnxruntime computes from the file."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import onnxruntime as ort
+
+    from vision.checkers import SLOT_MODEL
+    from vision.training.slots import load_onnx_weights, slot_net
+
+    torch.set_num_threads(1)
+    net = slot_net()
+    load_onnx_weights(net, SLOT_MODEL)
+    net.eval()
+    session = ort.InferenceSession(str(SLOT_MODEL), providers=["CPUExecutionProvider"])
+    inp = session.get_inputs()[0]
+    x = np.random.default_rng(5).integers(0, 256, (3, *inp.shape[1:]), dtype=np.uint8)
+    want = session.run(None, {inp.name: x if "uint8" in inp.type else x.astype(np.float32)})[0]
+    with torch.no_grad():
+        got = net(torch.from_numpy(x)).numpy()
+    assert np.abs(got - want).max() < 1e-3 * max(1.0, float(np.abs(want).max()))

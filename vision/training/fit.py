@@ -129,3 +129,37 @@ def pair_net(body: Any) -> Any:
             return self.body(x.float().permute(0, 1, 4, 2, 3).flatten(1, 2) * (1 / 127.5) - 1.0)
 
     return _PairNet()
+
+
+def load_exported_weights(model: Any, path: Any) -> None:
+    """Start ``model`` (a ``pair_net``) from an exported model of the same shape: its convolutions (batch
+    norm folded in by the export; the batch norms start as the identity) and its linear layers."""
+    import numpy as np
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    g = onnx.load(str(path)).graph
+    init = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+    convs = [n for n in g.node if n.op_type == "Conv"]
+    gemms = [n for n in g.node if n.op_type == "Gemm"]
+    layers = list(model.body)
+    tconv = [m for m in layers if isinstance(m, torch.nn.Conv2d)]
+    tbn: list[Any] = [m for m in layers if isinstance(m, torch.nn.BatchNorm2d)]
+    tlin = [m for m in layers if isinstance(m, torch.nn.Linear)]
+    if len(convs) != len(tconv) or len(gemms) != len(tlin):
+        raise ValueError(f"{str(path)!r} has {len(convs)} convolutions and {len(gemms)} linear layers, "
+                         f"the model {len(tconv)} and {len(tlin)}")
+    with torch.no_grad():
+        for node, conv, bn in zip(convs, tconv, tbn, strict=True):
+            conv.weight.copy_(torch.from_numpy(np.array(init[node.input[1]])))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(np.array(init[node.input[2]])))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        for node, lin in zip(gemms, tlin, strict=True):
+            w = np.array(init[node.input[1]])
+            trans = next((a.i for a in node.attribute if a.name == "transB"), 0)
+            lin.weight.copy_(torch.from_numpy(w if trans else w.T))
+            lin.bias.copy_(torch.from_numpy(np.array(init[node.input[2]])))
+

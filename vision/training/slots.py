@@ -38,7 +38,14 @@ from vision.checkers import (
     counts_from_slot_probs,
     slot_labels,
 )
-from vision.training.fit import EpochStats, export_onnx, fit_classifier, jitter_layers, pair_net
+from vision.training.fit import (
+    EpochStats,
+    export_onnx,
+    fit_classifier,
+    jitter_layers,
+    load_exported_weights,
+    pair_net,
+)
 from vision.training.rendered import (
     TRAIN_SEEDS,
     Rendered,
@@ -398,30 +405,7 @@ def slot_net(patch: int = SLOT_PATCH, arch: str = "fast") -> Any:
 def load_onnx_weights(model: Any, path: Path) -> None:
     """Start ``model`` (``slot_net``) from an exported slot model of the same shape: its convolutions
     (batch norm folded in by the export) and its linear layer; batch norms start as identity."""
-    import onnx
-    import torch
-    from onnx import numpy_helper
-
-    g = onnx.load(str(path)).graph
-    init = {t.name: numpy_helper.to_array(t) for t in g.initializer}
-    convs = [n for n in g.node if n.op_type == "Conv"]
-    gemm = next(n for n in g.node if n.op_type == "Gemm")
-    layers = list(model.body)
-    tconv = [m for m in layers if isinstance(m, torch.nn.Conv2d)]
-    tbn: list[Any] = [m for m in layers if isinstance(m, torch.nn.BatchNorm2d)]
-    lin = next(m for m in layers if isinstance(m, torch.nn.Linear))
-    if len(convs) != len(tconv):
-        raise ValueError(f"{str(path)!r} has {len(convs)} convolutions, the model {len(tconv)}")
-    with torch.no_grad():
-        for node, conv, bn in zip(convs, tconv, tbn, strict=True):
-            conv.weight.copy_(torch.from_numpy(np.array(init[node.input[1]])))
-            bn.weight.fill_(1.0)
-            bn.bias.copy_(torch.from_numpy(np.array(init[node.input[2]])))
-            bn.running_mean.zero_()
-            bn.running_var.fill_(1.0 - bn.eps)
-        lin.weight.copy_(torch.from_numpy(np.array(init[gemm.input[1]])))
-        lin.bias.copy_(torch.from_numpy(np.array(init[gemm.input[2]])))
-
+    load_exported_weights(model, path)
 
 def recalibrate(model_path: Path, patch: int = SLOT_PATCH) -> dict[str, Any]:
     """Refit the temperature of an exported model on today's held-out frames; updates its record."""

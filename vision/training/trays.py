@@ -27,7 +27,14 @@ import numpy as np
 
 from rules.position import BAR, CHECKERS, OFF, Position, Side
 from vision.checkers import TRAY_CLASSES, TRAY_HAND, TRAY_LENGTH, TRAY_MODEL, TraySampler
-from vision.training.fit import EpochStats, export_onnx, fit_classifier, jitter_layers, pair_net
+from vision.training.fit import (
+    EpochStats,
+    export_onnx,
+    fit_classifier,
+    jitter_layers,
+    load_exported_weights,
+    pair_net,
+)
 from vision.training.rendered import (
     TRAIN_SEEDS,
     Rendered,
@@ -142,34 +149,7 @@ def tray_net() -> Any:
 def load_tray_weights(model: Any, path: Path) -> None:
     """Start ``model`` (``tray_net``) from an exported tray model: its convolutions (batch norm folded
     in by the export; the batch norms start as the identity) and its two linear layers."""
-    import onnx
-    import torch
-    from onnx import numpy_helper
-
-    g = onnx.load(str(path)).graph
-    init = {t.name: numpy_helper.to_array(t) for t in g.initializer}
-    convs = [n for n in g.node if n.op_type == "Conv"]
-    gemms = [n for n in g.node if n.op_type == "Gemm"]
-    layers = list(model.body)
-    tconv = [m for m in layers if isinstance(m, torch.nn.Conv2d)]
-    tbn: list[Any] = [m for m in layers if isinstance(m, torch.nn.BatchNorm2d)]
-    tlin = [m for m in layers if isinstance(m, torch.nn.Linear)]
-    if len(convs) != len(tconv) or len(gemms) != len(tlin):
-        raise ValueError(f"{str(path)!r} has {len(convs)} convolutions and {len(gemms)} linear layers, "
-                         f"the model {len(tconv)} and {len(tlin)}")
-    with torch.no_grad():
-        for node, conv, bn in zip(convs, tconv, tbn, strict=True):
-            conv.weight.copy_(torch.from_numpy(np.array(init[node.input[1]])))
-            bn.weight.fill_(1.0)
-            bn.bias.copy_(torch.from_numpy(np.array(init[node.input[2]])))
-            bn.running_mean.zero_()
-            bn.running_var.fill_(1.0 - bn.eps)
-        for node, lin in zip(gemms, tlin, strict=True):
-            w = np.array(init[node.input[1]])
-            trans = next((a.i for a in node.attribute if a.name == "transB"), 0)
-            lin.weight.copy_(torch.from_numpy(w if trans else w.T))
-            lin.bias.copy_(torch.from_numpy(np.array(init[node.input[2]])))
-
+    load_exported_weights(model, path)
 
 def load(frames: list[Rendered]) -> tuple[np.ndarray, np.ndarray]:
     xs, ys = [], []

@@ -45,8 +45,8 @@ def stubbed(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _recentre(start: list[tuple[float, float]], dcfg: DiceConfig) -> tuple[Any, list[FaceGuess]]:
     mm, g = _stub_read(None, None, np.array(start), Z, None, dcfg)
-    gray = np.zeros((20, 20), np.uint8)  # grey image: gray_near has nothing to fill in
-    return board.recentre(gray, gray, None, mm, g, Z, None, dcfg)  # type: ignore[arg-type]
+    gray = np.zeros((20, 20), np.uint8)
+    return board.recentre(gray, None, mm, g, Z, None, dcfg)  # type: ignore[arg-type]
 
 
 @pytest.mark.usefixtures("stubbed")
@@ -108,13 +108,13 @@ def test_the_centre_model_moves_candidates_onto_the_die_but_not_far(monkeypatch:
     dcfg = DiceConfig(centre_passes=1)
     near, far = (DIE[0] - 6.0, DIE[1] + 3.0), (DIE[0] + 0.8 * Z, DIE[1])  # 0.8 edges: beyond the limit
     gray = np.zeros((20, 20), np.uint8)
-    out = board.refine_centres(gray, gray, None, np.array([near, far]), Z, dcfg)
+    out = board.refine_centres(gray, None, np.array([near, far]), Z, dcfg)
     assert out[0].tolist() == list(DIE) and out[1].tolist() == list(far)
     near2 = (DIE[0] + 2.0, DIE[1] - 5.0)
-    first = board.refine_centres(gray, gray, None, np.array([near, near2]), Z, dataclasses.replace(dcfg, centre_peaks=1))
+    first = board.refine_centres(gray, None, np.array([near, near2]), Z, dataclasses.replace(dcfg, centre_peaks=1))
     assert first.tolist() == [list(DIE), list(near2)]  # only the best peak is moved
     monkeypatch.setattr(board, "centre_refiner", lambda: None)  # no model: unchanged
-    assert board.refine_centres(gray, gray, None, np.array([near]), Z, dcfg).tolist() == [list(near)]
+    assert board.refine_centres(gray, None, np.array([near]), Z, dcfg).tolist() == [list(near)]
 
 
 def test_a_die_called_cocked_has_no_face_unless_cocked_faces_are_on(monkeypatch: pytest.MonkeyPatch) -> None:

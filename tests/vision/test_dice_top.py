@@ -221,47 +221,6 @@ def test_a_reading_sure_beyond_doubt_stands_without_the_check(probability: float
     assert model.reads == [(1, False), (1, True)] and g[0].face == 2
 
 
-class _Parallax:
-    """A tilted camera with parallax: a point at height z is seen shifted by (0.4 z, 0.6 z) mm."""
-
-    def board_to_image(self, pts: Any) -> np.ndarray:
-        p = np.asarray(pts, float)
-        return _Plane().board_to_image(np.column_stack([p[:, 0] + 0.4 * p[:, 2], p[:, 1] + 0.6 * p[:, 2]]))
-
-
-def test_the_grey_image_is_converted_where_the_dice_stage_reads_it() -> None:
-    from vision.dice.board import gray_near
-    from vision.dice.pose import POSE_PLANES, POSE_SPAN
-    from vision.preprocess import to_gray
-
-    rng = np.random.default_rng(3)
-    img = rng.integers(0, 256, (480, 640, 3)).astype(np.uint8)
-    full = to_gray(img)
-    c = np.array([[60.0, 70.0], [150.0, 120.0]])
-    edge, shift = 16.0, DiceConfig().top_refine_shift_px
-    g = gray_near(img, _Parallax(), c, edge, shift)
-    assert (g == 0).mean() > 0.5  # far from the dice: not converted
-    for a, b in zip(top_face_patches(g, _Parallax(), c, edge, edge, margin=shift),
-                    top_face_patches(full, _Parallax(), c, edge, edge, margin=shift), strict=True):
-        assert np.array_equal(a, b)
-    half = POSE_SPAN * edge / 2
-    for x, y in c:  # the pose planes' squares, on every plane
-        for z in POSE_PLANES:
-            q = _Parallax().board_to_image(np.array([[x + dx, y + dy, z * edge] for dx in (-half, half) for dy in (-half, half)]))
-            x0, y0 = np.floor(q.min(axis=0)).astype(int)
-            x1, y1 = np.ceil(q.max(axis=0)).astype(int)
-            assert np.array_equal(g[y0 : y1 + 1, x0 : x1 + 1], full[y0 : y1 + 1, x0 : x1 + 1])
-    assert gray_near(full, _Parallax(), c, edge) is full
-    # the first pass (up-face windows only) converts less and reads the same windows; the pose
-    # pass fills the rest into the same image
-    first = gray_near(img, _Parallax(), c, edge, shift, pose=False)
-    assert (first != 0).sum() < (g != 0).sum()
-    for a, b in zip(top_face_patches(first, _Parallax(), c, edge, edge, margin=shift),
-                    top_face_patches(full, _Parallax(), c, edge, edge, margin=shift), strict=True):
-        assert np.array_equal(a, b)
-    assert np.array_equal(gray_near(img, _Parallax(), c, edge, shift, into=first), g)
-
-
 def test_the_views_are_the_patch_turned_and_mirrored() -> None:
     """Reading a patch in views (0, 2, 5, 7) is reading those four orientations of it: a model that
     reads which corner the one dark pixel is in sees the four corners' average."""

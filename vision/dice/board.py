@@ -34,10 +34,10 @@ from vision.dice.config import DiceConfig
 from vision.dice.detect import centre_refiner, detector, top_view
 from vision.dice.faceread import choose, face_needed, read_top_faces
 from vision.dice.find import nms
-from vision.dice.pose import POSE_PLANES, POSE_SPAN, pose_call, pose_classifier, pose_patches
+from vision.dice.pose import pose_call, pose_classifier, pose_patches
 from vision.dice.topface import top_face_patches
 from vision.observation import DieReading
-from vision.preprocess import CONTEXT, PATCH, Square, crop_patch, to_gray
+from vision.preprocess import Square, crop_patch, to_gray
 
 DICE = DiceConfig()
 
@@ -279,47 +279,13 @@ def owner_of(colour: tuple[float, float, float], dcfg: DiceConfig = DICE) -> Sid
     return None
 
 
-def gray_near(image: npt.NDArray[Any], profile: Any, centres_mm: npt.NDArray[Any], edge: float,
-              shift_px: int = 0, *, pose: bool = True, into: npt.NDArray[np.uint8] | None = None) -> npt.NDArray[np.uint8]:
-    """``image`` in grey where the dice stage reads it, zero elsewhere (or, with ``into``, that image
-    with these regions filled in): around each candidate centre (board mm) the square its up-face
-    window samples on the plane z = ``edge`` (moved by up to ``shift_px`` patch pixels) and, with
-    ``pose``, the squares of the pose planes (``POSE_SPAN`` die edges on every plane of
-    ``POSE_PLANES``).  A few die-sized boxes instead of the whole frame.  :func:`read_dice` no
-    longer uses it: it converts the frame once (one cvtColor instead of three passes of
-    projections and boxes; session 6: seen 900040-900139 read die for die the same at 720p and 1080p,
-    the dice stage ~0.3 ms less CPU at 720p); given a grey image it returns that image."""
-    if image.ndim == 2:
-        gray: npt.NDArray[np.uint8] = image
-        return gray
-    h, w = image.shape[:2]
-    out = np.zeros((h, w), np.uint8) if into is None else into
-    c = np.asarray(centres_mm, np.float64).reshape(-1, 2)
-    if not len(c):
-        return out
-    window = edge * CONTEXT * (PATCH + 4 * shift_px) / PATCH  # the window's side, plus a shift
-    r = 0.75 * (max(window, POSE_SPAN * edge) if pose else window)  # > half the diagonal of the squares
-    zs = (0.0, max(POSE_PLANES) * edge, edge) if pose else (edge,)
-    corners = np.array([(dx, dy, z) for dx in (-r, r) for dy in (-r, r) for z in zs])
-    pts = (np.repeat(np.column_stack([c, np.zeros(len(c))]), len(corners), axis=0) + np.tile(corners, (len(c), 1)))
-    img = np.asarray(profile.board_to_image(pts), np.float64).reshape(len(c), len(corners), 2)
-    lo = np.floor(img.min(axis=1)).astype(int) - 4
-    hi = np.ceil(img.max(axis=1)).astype(int) + 5
-    for (x0, y0), (x1, y1) in zip(lo, hi, strict=True):
-        x0, y0, x1, y1 = max(0, int(x0)), max(0, int(y0)), min(w, int(x1)), min(h, int(y1))
-        if x1 > x0 and y1 > y0:
-            out[y0:y1, x0:x1] = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-    return out
-
-
-def refine_centres(image: npt.NDArray[Any], gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any],
+def refine_centres(gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any],
                    z: float, dcfg: DiceConfig = DICE) -> npt.NDArray[np.float64]:
     """The detector's centres (board mm) moved by the centre model (:class:`vision.dice.detect.CentreRefiner`)
     onto the die its window shows (the best ``centre_peaks`` of them, in the detector's order),
     ``centre_passes`` times (each pass from the last one's window); a
     centre whose total move would exceed ``centre_max_move_edges`` die edges stays where the detector
-    put it (its window shows no die near its middle).  Without the model, the centres unchanged.
-    ``gray`` is filled in around the moved centres."""
+    put it (its window shows no die near its middle).  Without the model, the centres unchanged."""
     model = centre_refiner()
     start = np.asarray(mm, np.float64)
     if model is None or not len(start) or dcfg.centre_passes <= 0:
@@ -328,7 +294,6 @@ def refine_centres(image: npt.NDArray[Any], gray: npt.NDArray[np.uint8], profile
     cur = start[:n, :2].copy()
     for _ in range(dcfg.centre_passes):
         cur = cur + model.offsets(gray, profile, cur, z)
-        gray_near(image, profile, cur, z, dcfg.top_refine_shift_px, pose=False, into=gray)
     out = start.copy()
     ok = np.linalg.norm(cur - start[:n, :2], axis=1) <= dcfg.centre_max_move_edges * z
     out[np.flatnonzero(ok), :2] = cur[ok]
@@ -343,7 +308,7 @@ def first_readings(gray: npt.NDArray[np.uint8], profile: Any, centres: npt.NDArr
     return model.classify_patches(top_face_patches(gray, profile, c, z, z), tta=False) if len(c) else []
 
 
-def recentre(image: npt.NDArray[Any], gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any],
+def recentre(gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any],
              guesses: list[FaceGuess], z: float, model: FaceClassifier,
              dcfg: DiceConfig = DICE) -> tuple[npt.NDArray[np.float64], list[FaceGuess]]:
     """Candidates the up-face reading rejects, but not outright (``DiceConfig.recentre_*``), read
@@ -353,8 +318,7 @@ def recentre(image: npt.NDArray[Any], gray: npt.NDArray[np.uint8], profile: Any,
     (:func:`vision.dice.faceread.read_top_faces`: the shifted grids and the 8-turn check); the most
     die-like full reading replaces the candidate's when it is surely a die (P(not a die) below
     ``recentre_moved_max_notdie`` and ``top_notdie_max``) with a face that stands
-    (``top_min_probability``).  ``gray`` is filled in around the moved centres.  Returns the (maybe
-    moved) centres and the readings."""
+    (``top_min_probability``).  Returns the (maybe moved) centres and the readings."""
     todo = [i for i, g in enumerate(guesses) if dcfg.top_notdie_max <= g.not_die < dcfg.recentre_max_notdie]
     if not todo:
         return mm, guesses
@@ -362,7 +326,6 @@ def recentre(image: npt.NDArray[Any], gray: npt.NDArray[np.uint8], profile: Any,
     dirs = np.array([(dx, dy) for dx in (-1.0, 0.0, 1.0) for dy in (-1.0, 0.0, 1.0) if dx or dy])
     dirs /= np.linalg.norm(dirs, axis=1)[:, None]
     alt = np.concatenate([mm[i, :2][None, :] + d * dirs for i in todo])
-    gray_near(image, profile, alt, z, dcfg.top_refine_shift_px, pose=False, into=gray)
     k = len(dirs)
     ag = first_readings(gray, profile, alt, z, model)
     climb: list[int] = []  # the moved centres read in full, per candidate the most die-like first
@@ -409,10 +372,10 @@ def read_dice(
         cmm = np.array([search.to_mm(p.u, p.v) for p in peaks])
         gray = to_gray(image)
         if dcfg.centre_passes > 0:
-            cmm = refine_centres(gray, gray, profile, cmm, search.z, dcfg)
+            cmm = refine_centres(gray, profile, cmm, search.z, dcfg)
         mm, guesses = read_top_faces(gray, profile, cmm, search.z, top_model, dcfg)
         if dcfg.recentre_edges > 0:
-            mm, guesses = recentre(gray, gray, profile, mm, guesses, search.z, top_model, dcfg)
+            mm, guesses = recentre(gray, profile, mm, guesses, search.z, top_model, dcfg)
         kept = [i for i, g in enumerate(guesses) if is_found(g, dcfg)]
         scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in kept]
         mm = mm[kept]

@@ -186,9 +186,7 @@ class DiceConfig:
     keeps the vote of the grid that moved it last).  The die stage's centres are up to 5-10 mm off
     the die (seen seeds 900040-900339: median 3.3 mm off for the unsure faces, 1.8 mm for the right
     ones) and a square 0.2 edges off cuts the face.  Whole reader on 900040-900339 (600 dice): 1 step
-    (sessions 3-4) 449 right / 0 wrong / 78 unsure / 73 missed, 2 steps 454 / 0 / 73 / 73.  At most 2:
-    ``board.gray_near`` (the dice's boxes in grey, for callers that do not convert the whole frame;
-    ``read_dice`` converts the frame once, session 6) covers a window of 2 shifts."""
+    (sessions 3-4) 449 right / 0 wrong / 78 unsure / 73 missed, 2 steps 454 / 0 / 73 / 73."""
     top_refined_max_notdie: float = 0.03
     """A re-read square replaces the first reading only when its P(not a die) is below this
     (tuning seeds 900000-900039 + 901000-901059, 200 dice: 0.01 -> 0.03 found 8 more dice, 0 false)."""

@@ -286,7 +286,7 @@ def frame_miss_causes(img: Any, prof: Any, truth: dict[str, Any], found: tuple[D
     gray = to_gray(img)
     not_die: list[float] = []
     if k:
-        cmm = refine_centres(gray, gray, prof, mm[:k], search.z, dcfg)
+        cmm = refine_centres(gray, prof, mm[:k], search.z, dcfg)
         not_die = [g.not_die for g in read_top_faces(gray, prof, cmm, search.z, top_model, dcfg)[1]]
     hand = bool(truth.get("hands", {}).get("present")) and bool(truth["hands"].get("covered"))
     peaks = [(float(a), float(b), p.score) for (a, b), p in zip(mm, pk, strict=True)]

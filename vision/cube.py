@@ -547,15 +547,14 @@ def cube_patches(image: npt.NDArray[Any], profile: Any, blobs: list[CubeBlob], p
 
 
 def normalise_cube_patch(patch: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
-    """Zero mean, unit spread (float32): the model's input for one crop."""
-    mean, std = cv2.meanStdDev(patch)
-    return np.asarray((patch.astype(np.float32) - np.float32(mean[0, 0])) / np.float32(max(float(std[0, 0]), 8.0)),
-                      np.float32)
+    """Zero mean, unit spread (float32): the model's input for one crop (training's too)."""
+    out: npt.NDArray[np.float32] = normalise_cube_patches([patch])[0, 0]
+    return out
 
 
 def normalise_cube_patches(patches: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float32]:
-    """:func:`normalise_cube_patch` of several crops of one size, stacked (n, 1, patch, patch): the
-    same float32 operations, element for element, in one numpy pass instead of one per crop."""
+    """Several crops of one size, each to zero mean and unit spread (its grey level's standard deviation,
+    at least 8), stacked (n, 1, patch, patch) in float32: the one normalisation of training and reading."""
     stats = [cv2.meanStdDev(p) for p in patches]
     mean = np.array([m[0, 0] for m, _ in stats], np.float32)
     spread = np.array([max(float(sd[0, 0]), 8.0) for _, sd in stats], np.float32)

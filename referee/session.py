@@ -28,7 +28,15 @@ from referee.codec import decode_event, encode_event, encode_verdict
 from referee.evidence import EvidenceError, EvidenceWriter, Mark, evidence_dir
 from referee.journal import FORMAT, VERSION, Journal, JournalError, JournalFull, read_journal
 from referee.signals import check_signal, signal_for
-from referee.tracker import Emitted, Tracker, TrackerConfig, TrackerState, board_of, doubt_with
+from referee.tracker import (
+    Emitted,
+    Tracker,
+    TrackerConfig,
+    TrackerState,
+    board_alternatives,
+    board_of,
+    doubt_with,
+)
 from referee.tracker import Phase as TPhase
 from rules.laws.codes import RuleSet, resolve
 from rules.laws.events import CubeOffered, DiceThrown, GameSetUp, PositionObserved
@@ -272,8 +280,8 @@ class Session:
             # illegal by the laws): the tracker's next play is judged from the board the laws have, so it
             # is put in step and asked about, never called from a board the laws do not have
             laws = board_of(m.position)
-            self.tracker.state = replace(st, sent=laws, known=False, last=None, doubt=doubt_with(
-                st.doubt, laws, tuple((i, w, b, 1.0) for i, (w, b) in enumerate(st.sent) if (w, b) != laws[i])))
+            self.tracker.state = replace(st, sent=laws, known=False, last=None,
+                                         doubt=doubt_with(st.doubt, laws, board_alternatives(st.sent, laws)))
 
     def _out_of_step(self, v: Verdict) -> bool:
         """Real vision: the laws call a throw out of turn or checkers moved without a throw.

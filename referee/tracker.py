@@ -42,7 +42,9 @@ from referee.judge import (
     LikelihoodConfig,
     board_logp,
     calibrated,
+    doubt_of,
     fits_board,
+    illegal_boards,
     judge_play,
     judge_throw,
     region_logp,
@@ -604,14 +606,6 @@ def _doubt_now(before: Position, roll: tuple[int, int], chosen: Board, look: Seq
             *((i, w, b, odds) for i, (w, b) in enumerate(j.board) if (w, b) != chosen[i]))
 
 
-def _opening_doubt(chosen: Board, cands: Sequence[tuple[float, Board]], sc: Scene,
-                   cfg: LikelihoodConfig) -> tuple[tuple[int, int, int, float], ...]:
-    """What an opening play inferred unsure leaves in doubt (referee.judge.Judgement.doubt)."""
-    from referee.judge import doubt_of
-
-    return doubt_of(chosen, cands, [sc.readings], cfg)
-
-
 MAX_REJUDGED = 256  # alternative starting boards an illegal play is re-judged from (more: the region test)
 
 
@@ -685,6 +679,22 @@ def verdict_in_doubt(before: Position, roll: tuple[int, int], board: Board, labe
     return False
 
 
+def _taken_back(s: TrackerState) -> TrackerState:
+    """``s`` after its throw was judged taken back unplayed (a void throw): the same player throws again.
+    "Taken back" is itself a judgement by likelihood (never sure): the play may have been made and read unsure,
+    so whose throw is next is not settled (``turn_sure`` off) -- the next throw's table is asked, never called,
+    until a sure play settles it (7297 s7a: black's 21 lifted early, his play read only at confidence <= 0.5,
+    taken back; white's next throw, in white's table, called wrong-table on black; 7305 s7a: white's
+    wrong-colour play taken back, black's throw called wrong-table)."""
+    return replace(s, dice=None, dice_xy=(), guess=False, phase=Phase.TO_THROW, move=s.move - 1, turn_sure=False)
+
+
+def board_alternatives(was: Board, now: Board) -> tuple[tuple[int, int, int, float], ...]:
+    """What ``was`` has where it differs from ``now``, as alternatives of odds 1 to add to the doubt about
+    ``now`` (:func:`doubt_with`): a board put in step, amended or refused by the laws may be the one it was."""
+    return tuple((i, w, b, 1.0) for i, (w, b) in enumerate(was) if (w, b) != now[i])
+
+
 def _plus(board: Board, i: int, side: int, n: int) -> Board:
     """``board`` with ``n`` more of ``side``'s checkers (0 white, 1 black) on region ``i``."""
     w, b = board[i]
@@ -694,8 +704,6 @@ def _plus(board: Board, i: int, side: int, n: int) -> Board:
 def _verdict(turn: Side, roll: tuple[int, int], start: Board, board: Board) -> tuple[str, bool] | None:
     """How the play from ``start`` (``turn`` on roll) to ``board`` is named: its illegal family (the judge's
     ``illegal_boards``) and whether the laws take it for a play left incomplete; None: legal, or no named family."""
-    from referee.judge import illegal_boards
-
     try:
         before = position_of(start, turn)
     except (PositionError, ValueError):
@@ -1107,8 +1115,8 @@ class Tracker:
         post = math.exp(lp - top) / z
         board = board_of(play.after)
         sure = post >= cfg.legal_margin and fits_board(board, [sc.readings], cfg)
-        doubt = () if sure else _opening_doubt(board, [(math.exp(x[0] - top) / z, board_of(x[3].after)) for x in scored],
-                                               sc, cfg)
+        doubt = () if sure else doubt_of(board, [(math.exp(x[0] - top) / z, board_of(x[3].after)) for x in scored],
+                                         [sc.readings], cfg)
         doubtful = () if sure else tuple(i + 1 for i in range(24) if sc.board[i] != board[i]
                                          or calibrated(sc.readings[i], cfg) < cfg.fit_p)
         out: list[Emitted] = []
@@ -1496,8 +1504,7 @@ class Tracker:
             amended = self._amend(sc.board, seq, t, sc)
             if amended:
                 return amended
-            self.state = replace(s, known=False, doubt=doubt_with(s.doubt, s.sent, tuple(
-                (i, w, b, 1.0) for i, (w, b) in enumerate(sc.board) if (w, b) != s.sent[i])))
+            self.state = replace(s, known=False, doubt=doubt_with(s.doubt, s.sent, board_alternatives(sc.board, s.sent)))
             return [Emitted(PositionObserved(position_of(sc.board, s.turn or Side.WHITE), t=t, uncertain=True),
                             seq, _changed_points(s.sent, sc.board), unsure=True,
                             note="the board changed with no play on record: please check")]
@@ -1636,8 +1643,7 @@ class Tracker:
         if j.kind is JudgementKind.ILLEGAL and self._in_doubt(before, s.dice, j.board, j.label):
             j = judge_play(before, s.dice, [sc.readings], cfg.judge, allow_illegal=False, weak=s.weak)
         if j.unplayed:
-            self.state = replace(s, dice=None, dice_xy=(), guess=False, phase=Phase.TO_THROW, move=s.move - 1,
-                                 turn_sure=False)  # (see _lifted_judged)
+            self.state = _taken_back(s)
             return []
         if j.kind is JudgementKind.ILLEGAL:
             self.state = replace(s, sent=j.board, known=True, fix=(s.start, s.dice, s.turn.letter))
@@ -1670,13 +1676,7 @@ class Tracker:
         else:
             roll, j = judge_throw(before, s.dice, [sc.readings], cfg.judge, weak=s.weak)
         if j.unplayed:  # taken back unplayed (a void throw): it never reaches the laws; he throws again
-            # "taken back" is itself a judgement by likelihood (never sure): the play may have been made and
-            # read unsure, so whose throw is next is not settled -- the next throw's table is asked, never
-            # called, until a sure play settles it (7297 s7a: black's 21 lifted early, his play read only at
-            # confidence <= 0.5, taken back; white's next throw, in white's table, called wrong-table on black;
-            # 7305 s7a: white's wrong-colour play taken back, black's throw called wrong-table)
-            self.state = replace(s, dice=None, dice_xy=(), guess=False, phase=Phase.TO_THROW, move=s.move - 1,
-                                 turn_sure=False)
+            self.state = _taken_back(s)
             return []
         if hold and (j.kind is JudgementKind.UNSURE or not known):
             # (a throw not read whole is held too: with a die unread, an illegal play of one roll is a legal
@@ -1778,8 +1778,7 @@ class Tracker:
         if after == s.sent:
             return []  # the laws have that play: the difference lies elsewhere
         self.state = replace(s, sent=after, known=False, last=(letter, start, r, inferred, after),
-                             doubt=doubt_with(s.doubt, after, tuple((i, w, b, 1.0) for i, (w, b) in enumerate(s.sent)
-                                                                    if (w, b) != after[i])))
+                             doubt=doubt_with(s.doubt, after, board_alternatives(s.sent, after)))
         return [Emitted(PlayAmended(mover, r, play.after, t=t), seq, _changed_points(s.sent, after), unsure=True,
                         note=f"{mover.name.lower()}'s play re-judged from the board now read: "
                              f"{r[0]}{r[1]} {play.notation() or '(no play)'}; please check")]
@@ -1932,8 +1931,7 @@ class Tracker:
         if j.unplayed:
             # nothing was played and no roll explains that: the dice were taken back (a void throw the
             # camera could not tell); the throw never went to the laws, and the same player throws again
-            self.state = replace(s, dice=None, dice_xy=(), guess=False, phase=Phase.TO_THROW, move=s.move - 1,
-                                 turn_sure=False)  # (see _lifted_judged)
+            self.state = _taken_back(s)
             return []
         sure = j.kind is JudgementKind.LEGAL
         pos = j.play.after if j.play is not None else before
@@ -2051,5 +2049,5 @@ def _confidences(sc: Scene) -> tuple[float, ...]:
     return sc.confidences
 
 
-__all__ += ["STARTING_BOARD", "board_of", "doubt_with", "infer_throw", "position_of", "scene_of", "setup_agreement",
+__all__ += ["STARTING_BOARD", "board_alternatives", "board_of", "doubt_with", "infer_throw", "position_of", "scene_of", "setup_agreement",
             "verdict_in_doubt"]

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from referee.judge import LikelihoodConfig
 from referee.session import Session, SessionInfo, presented
 from referee.tracker import (
@@ -378,6 +380,16 @@ def test_a_held_play_survives_a_journal_round_trip() -> None:
     state = replace(Tracker(REAL).state, hold=("B", board_of(START), (6, 0)), hold_throw=True, known=False,
                     fix=(board_of(START), (6, 4), "B"))
     assert TrackerState.from_json(state.to_json()) == state
+
+
+def test_a_journalled_doubt_and_landed_home_round_trip_and_a_malformed_doubt_is_named() -> None:
+    """The doubt about the laws' board and where the mover's throw landed come back from the journal as they
+    were; a doubt entry that is not (region, white, black, log-odds) is a clear error quoting the state."""
+    state = replace(Tracker(REAL).state, doubt=((24, 1, 0, -0.5), (3, 0, -1, -2.25)), landed_home=True)
+    assert TrackerState.from_json(state.to_json()) == state
+    bad = {**state.to_json(), "doubt": [[24, 1]]}
+    with pytest.raises(ValueError, match=r"cannot restore the tracker state from .*'doubt': \[\[24, 1\]\]"):
+        TrackerState.from_json(bad)
 
 
 def test_after_a_throw_inferred_from_its_play_a_void_looking_throw_is_asked_never_called() -> None:

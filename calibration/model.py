@@ -267,10 +267,6 @@ def _params_camera(cam: CameraModel, p: FloatArray, free: bool) -> tuple[FloatAr
     return K, np.array([p[7], p[8], p[9], p[10], 0.0])
 
 
-ANALYTIC_JACOBIAN = True
-""":func:`fit_pose` takes its Jacobian from ``cv2.projectPoints`` (:func:`_residuals_jac`); False: forward
-differences (one projection per parameter, as before session 7; the same fits, ~2x the CPU)."""
-
 LINE_OFFSET_SIGMA_PX = 0.6
 """Prior spread (px at 1920 wide) of a line's systematic offset when :func:`fit_pose` estimates them
 (the final polish of :func:`calibration.board.find_board`)."""
@@ -395,10 +391,7 @@ def fit_pose(
         off = np.zeros(n_off)
         sig_off = seg_sig[ids] * scale_px if n_off else np.ones(0)
         for _it in range(6 if not use_off else 8):
-            if ANALYTIC_JACOBIAN:
-                r, J = _residuals_jac(p, camera, obs, P, T, lens, prior0)
-            else:
-                r = _residuals(p, camera, obs, P, T, lens, prior0)
+            r, J = _residuals_jac(p, camera, obs, P, T, lens, prior0)
             if n_off:
                 r[:m] -= off[li]
             rr = np.abs(r[:m])
@@ -406,15 +399,6 @@ def fit_pose(
             c = max(3.0 * sig, robust_floor * search)
             w = np.where(rr < c, (1 - (rr / c) ** 2) ** 2, 0.0)  # Tukey
             w = np.concatenate([w, np.ones(len(r) - m)])
-            if not ANALYTIC_JACOBIAN:
-                J = np.empty((len(r), npar))
-                for j in range(npar):
-                    dp = np.zeros_like(p)
-                    dp[j] = 1e-6 if j < 3 else (1e-3 if j < 6 else 1e-6)
-                    rj = _residuals(p + dp, camera, obs, P, T, lens, prior0)
-                    if n_off:
-                        rj[:m] -= off[li]
-                    J[:, j] = (rj - r) / dp[j]
             Jw = J * w[:, None]
             Amat = Jw.T @ J
             g = Jw.T @ r

@@ -340,21 +340,3 @@ def test_the_check_reuses_the_unturned_reading() -> None:
     mm_b, b = read_top_faces(img, _Plane(), two, 16.0, _Plain(fresh), DiceConfig())  # type: ignore[arg-type]
     assert reuse.patches == [2, 8 + 7] and fresh.patches == [2, 8, 8]
     assert np.array_equal(mm_a, mm_b) and a == b and abs(a[1].not_die - 0.3) < 1e-6
-
-
-@pytest.mark.parametrize(("second_face", "second_p", "stands"), [(3, 0.99, True), (5, 0.999, False), (3, 0.9, False)])
-def test_a_second_model_only_confirms_the_face_left_unsure(second_face: int, second_p: float, stands: bool) -> None:
-    """An unsure face (the 8 turns read 3, the first view 5) stands when the second model reads the
-    SAME face surely on the same square; another face, or a weak one, leaves it unsure."""
-    img = _view(np.full((200, 200), 128, np.uint8))
-    dcfg = DiceConfig(top_second_min_probability=0.98)
-    second = _Counting(second_face, second_p, 0.001)
-    _, g = read_top_faces(img, _Plane(), np.array([[60.0, 70.0]]), 16.0, _Counting(5, 0.95, 0.001, 3),  # type: ignore[arg-type]
-                          dcfg, second=second)  # type: ignore[arg-type]
-    assert second.reads == [(1, True)]  # one square, in its turns
-    assert g[0].face == 3 and (g[0].probability >= 0.9) == stands
-    # surely not a die to the first model, or the second model off: not asked
-    for first, cfg in ((_Counting(3, 0.6, 0.2), dcfg), (_Counting(5, 0.95, 0.001, 3), DiceConfig(top_second_min_probability=1.01))):
-        second = _Counting(3, 0.999, 0.001)
-        read_top_faces(img, _Plane(), np.array([[60.0, 70.0]]), 16.0, first, cfg, second=second)  # type: ignore[arg-type]
-        assert second.reads == []

@@ -23,10 +23,6 @@ of rendered dice (``die_face.onnx`` stays the model of the profile-free photo fi
 DIE_FACE_TOP_MODEL = MODEL_DIR / "die_face_top.onnx"
 """The face model of dice on a calibrated board read on their rectified up face
 (:mod:`vision.dice.topface`); when present, ``read_dice`` reads with it."""
-DIE_FACE_TOP_SECOND_MODEL = MODEL_DIR / "die_face_top_blur.onnx"
-"""A second up-face model (a blur-heavy fine-tune of ``die_face_top.onnx``): it only confirms the
-face the first model read but left unsure (``faceread.read_top_faces``,
-``DiceConfig.top_second_min_probability``); absent, nothing changes."""
 
 
 ALL_VIEWS = (0, 1, 2, 3, 4, 5, 6, 7)
@@ -218,14 +214,6 @@ def board_classifier(given: FaceClassifier) -> FaceClassifier:
     if getattr(given, "path", None) != DIE_FACE_MODEL or not DIE_FACE_BOARD_MODEL.is_file():
         return given
     return _loaded(DIE_FACE_BOARD_MODEL)
-
-
-def second_top_classifier(first: object) -> FaceClassifier | None:
-    """The second up-face model (loaded once) when ``first`` is the committed up-face model and the
-    second's file exists; None otherwise (stand-ins of tests, other models)."""
-    if getattr(first, "path", None) != DIE_FACE_TOP_MODEL or not DIE_FACE_TOP_SECOND_MODEL.is_file():
-        return None
-    return _loaded(DIE_FACE_TOP_SECOND_MODEL)
 
 
 def top_classifier(given: FaceClassifier) -> FaceClassifier | None:

@@ -162,14 +162,6 @@ class DiceConfig:
     """... one of which must read the square's own face at this probability ..."""
     photo_top_max_notdie: float = 0.02
     """... and be surely a die (P(not a die) below this)."""
-    top_second_min_probability: float = 1.01
-    """A face the up-face reading leaves unsure is confirmed when the second up-face model
-    (``classify.DIE_FACE_TOP_SECOND_MODEL``), read in 8 turns on the same square, gives the same face
-    at this probability (> 1: off) ...  Off: no second model is committed.  Session 7's blur
-    fine-tunes as the second model at 0.9 confirmed 1 more of 600 seen dice (900040-900339: 900158),
-    not worth a second 245 KB model (vision/models/DIE_FACE.md)."""
-    top_second_max_notdie: float = 0.03
-    """... and both readings call the square a die this surely (P(not a die) below this)."""
     top_refine_max_notdie: float = 0.5
     """Rectified up-face reading (``die_face_top.onnx``): candidates whose first reading has
     P(not a die) above this are not re-read (speed; tuning seeds: 0.9 and 0.5 read the same) ..."""

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.config import VisionConfig
-from vision.dice.classify import ALL_VIEWS, FaceClassifier, FaceGuess, face_guess, second_top_classifier
+from vision.dice.classify import FaceClassifier, FaceGuess, face_guess
 from vision.dice.config import DiceConfig
 from vision.dice.topface import top_face_patches
 from vision.preprocess import CONTEXT, PATCH
@@ -35,8 +35,7 @@ def choose(g: list[FaceGuess], vote_notdie: float, vote_share: float, min_probab
 
 
 def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[Any], z: float,
-                   model: FaceClassifier, dcfg: DiceConfig = DICE,
-                   second: FaceClassifier | bool | None = True) -> tuple[npt.NDArray[np.float64], list[FaceGuess]]:
+                   model: FaceClassifier, dcfg: DiceConfig = DICE) -> tuple[npt.NDArray[np.float64], list[FaceGuess]]:
     """Read candidates (board mm, on the plane ``z`` = the die's edge) on their rectified up faces
     (:mod:`vision.dice.topface`).  A candidate the first reading calls a die decisively
     (``DiceConfig.top_decisive_*``) goes straight to the check below (or, sure beyond doubt,
@@ -45,11 +44,7 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
     (slices of one rectified window per candidate): the most die-like square wins when it is clearly
     a die, and the grid's die-like squares vote on its face.  The square kept, moved or not, is read
     once more in its 8 turns and mirrors: its face stands only when that reading agrees and reaches
-    ``top_min_probability`` (else it is capped at 0.5, unsure).  A face left unsure on a square
-    that is surely a die may then be confirmed by a second model (``second``: True = the committed
-    one, :func:`vision.dice.classify.second_top_classifier`; ``DiceConfig.top_second_*``): read in its
-    8 turns on the same square, it must give the SAME face at ``top_second_min_probability``; it
-    never names another face.
+    ``top_min_probability`` (else it is capped at 0.5, unsure).
     Returns the (maybe moved) centres and the readings."""
     mm = np.asarray(centres, np.float64).reshape(-1, 2).copy()
     edge = z
@@ -146,18 +141,6 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
             ok = agree and t.face == out[i].face and t.probability >= dcfg.top_min_probability
             nd = t.not_die if moved else out[i].not_die
             out[i] = FaceGuess(t.face, t.probability if ok else min(t.probability, 0.5), nd)
-    off = dcfg.top_second_min_probability > 1.0
-    other = None if off else second_top_classifier(model) if second is True else (second or None)
-    if other is not None:
-        where = {i: (0, 0) for i in decisive} | {i: at[i] for i in todo}
-        ask = [i for i, g in sorted(where.items()) if out[i].probability < dcfg.top_min_probability
-               and out[i].not_die < dcfg.top_second_max_notdie]
-        if ask:
-            sure = other.classify_patches([square(i, *where[i]) for i in ask], tta=True, views=ALL_VIEWS)
-            for i, t in zip(ask, sure, strict=True):
-                if t.face == out[i].face and t.probability >= dcfg.top_second_min_probability \
-                        and t.not_die < dcfg.top_second_max_notdie:
-                    out[i] = FaceGuess(t.face, t.probability, out[i].not_die)
     return mm, out
 
 

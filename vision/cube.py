@@ -767,21 +767,41 @@ def _found_read(image: npt.NDArray[Any], sampler: CubeSampler, window: CubeBlob,
         crops.append(half_turned(crops[0]))
     p = numeral.cube_probabilities(crops)
     r = numeral.decide(p[0])
-    if (r.face is None or r.confidence < _face_threshold(cfg, r.face, position)
-            or r.cube_probability < cfg.found_read_cube_probability):
+    if not _read_stands(r, cfg, position, cfg.found_read_cube_probability, own):
         return None
+    assert r.face is not None  # a read that stands names a face
     if cfg.half_turn_check and not _half_turn_agrees(numeral, p[3], r.face):
         return None
-    if own.face is not None and own.face != r.face and own.confidence >= cfg.shifted_own_confidence:
-        return None
     half, whole = numeral.decide(p[1]), numeral.decide(p[2])
-    if not _clear_beyond(r.face, half, whole, cfg):
-        return None
+    return r if _top_is_here(image, sampler.profile, window, r, half, whole, cfg) else None
+
+
+def _read_stands(r: NumeralRead, cfg: CubeConfig, position: CubePosition | None, min_cube_probability: float,
+                 own: NumeralRead | None = None) -> bool:
+    """The one guard of a read that replaces or bypasses the full judgement (:func:`_decisive_read`,
+    :func:`_shifted_read`, :func:`_found_read`): its face is sure (:func:`_face_threshold` at
+    ``position``; None: any place), its crop looks like a cube at least ``min_cube_probability``,
+    and ``own`` (the read of the chosen window it replaces), when it names a face at
+    ``shifted_own_confidence``, names the same one."""
+    if r.face is None or r.confidence < _face_threshold(cfg, r.face, position):
+        return False
+    if r.cube_probability < min_cube_probability:
+        return False
+    return own is None or own.face is None or own.face == r.face or own.confidence < cfg.shifted_own_confidence
+
+
+def _top_is_here(image: npt.NDArray[Any], profile: Any, window: CubeBlob, r: NumeralRead, half: NumeralRead,
+                 whole: NumeralRead, cfg: CubeConfig) -> bool:
+    """Whether ``window``, read ``r``, is the cube's top as far as its surroundings tell: nothing
+    beyond it looks like the top (:func:`_clear_beyond` of ``half`` and ``whole``, the reads half a
+    side and a side beyond), half a side beyond, if cube-like, the numeral is turned the same way
+    (a side face can show the top's numeral turned otherwise: 900488), and the crop is aligned with
+    the top's edges (:func:`angle_residual`)."""
+    if r.face is None or not _clear_beyond(r.face, half, whole, cfg):
+        return False
     if half.cube_probability >= cfg.side_probe_cube_probability and half.quarter_turns != r.quarter_turns:
-        return None
-    if abs(angle_residual(image, sampler.profile, window)) > cfg.max_angle_residual_deg:
-        return None
-    return r
+        return False  # half a side beyond, the numeral turned otherwise: the window may be a side face
+    return abs(angle_residual(image, profile, window)) <= cfg.max_angle_residual_deg
 
 
 ANGLE_VIEW_SIDES = 1.0
@@ -849,23 +869,18 @@ def _decisive_read(image: npt.NDArray[Any], sampler: CubeSampler, top: list[Cube
         crops.append(half_turned(crops[0]))
     p = numeral.cube_probabilities(crops)
     nr = numeral.decide(p[0])
-    if (nr.face is None or nr.confidence < max(cfg.min_confidence, _face_threshold(cfg, nr.face, None))
-            or nr.cube_probability < cfg.decisive_cube_probability):
+    if not _read_stands(nr, cfg, None, cfg.decisive_cube_probability):
         return None
+    assert nr.face is not None  # a read that stands names a face
     if any(1.0 - float(q[0]) > cfg.decisive_rival_cube_probability for q in p[1:judged]):
-        return None
-    beyond = [numeral.decide(q) for q in p[judged:judged + len(probes)]]
-    if not _clear_beyond(nr.face, beyond[0], beyond[1], cfg):
         return None
     if cfg.half_turn_check and not _half_turn_agrees(numeral, p[-1], nr.face):
         return None
-    half = beyond[0]
-    if half.cube_probability >= cfg.side_probe_cube_probability and half.quarter_turns != nr.quarter_turns:
-        return None  # half a side beyond, the numeral turned otherwise: the window may be a side face
     pos, pconf = cube_position(profile, blob.center_mm, cfg)
     if pos is not pos0:
         return None  # the re-centred window moved across a boundary: judge them all
-    if abs(angle_residual(image, profile, blob)) > cfg.max_angle_residual_deg:
+    half, whole = (numeral.decide(q) for q in p[judged:judged + len(probes)])
+    if not _top_is_here(image, profile, blob, nr, half, whole, cfg):
         return None
     return CubeReading(nr.face, round(nr.confidence, 4), pos, round(rotation_of(blob.rotation_deg, nr.quarter_turns), 1),
                        round(pconf, 4))
@@ -945,13 +960,11 @@ def _shifted_read(image: npt.NDArray[Any], sampler: CubeSampler, blob: CubeBlob,
     surely (on the fresh cube set 715000-715059, 3 of 480 frames: a 16 on top read 1.0, half a
     side beyond 64 or 32 at 0.91-0.98)."""
     half = beyond[0]
-    if (half.face is None or half.confidence < max(cfg.min_confidence, _face_threshold(cfg, half.face, None))
-            or half.cube_probability < max(cfg.min_cube_probability, cfg.shifted_cube_probability)):
+    if not _read_stands(half, cfg, None, max(cfg.min_cube_probability, cfg.shifted_cube_probability), own):
         return None
     if own.cube_probability < cfg.shifted_own_cube_probability:
         return None  # the chosen window is not the cube: where the top lies is unknown
-    if own.face is not None and own.face != half.face and own.confidence >= cfg.shifted_own_confidence:
-        return None
+    assert half.face is not None  # a read that stands names a face
     far = side_probes(sampler, blob, (SHIFTED_BEYOND,))
     if not far:
         return None

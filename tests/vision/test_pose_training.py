@@ -88,3 +88,46 @@ def test_the_tally_counts_leaning_dice_by_tilt_band() -> None:
     bands = tally(rows, th)["cocked_by_tilt_n_found_unsure_flat"]
     assert bands == {"0-10deg": [1, 1, 0, 0], "10-15deg": [1, 0, 1, 0], "30-45deg": [2, 1, 0, 1], "on die": [1, 1, 0, 0]}
     assert list(bands) == ["0-10deg", "10-15deg", "30-45deg", "on die"]
+
+
+def test_a_fine_tune_starts_from_the_exported_head_with_its_batch_norms_folded(tmp_path: Path) -> None:
+    """``load_decide`` (``train --base``): a torch copy of an exported deciding head whose batch norms the
+    export folded into the convolutions gives the ONNX file's logits (so a fine-tune starts exactly from
+    the committed head, its batch norms frozen); a file of another shape is refused, naming it."""
+    import numpy as np
+    import pytest
+
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from torch import nn
+
+    from vision.dice.pose import POSE_PATCH, POSE_PLANES
+    from vision.preprocess import onnx_session
+    from vision.training.fit import export_onnx
+    from vision.training.pose import load_decide, make_pose
+
+    torch.manual_seed(3)
+    model = make_pose(nn, len(POSE_PLANES) + 1)
+    for m in model:
+        if isinstance(m, nn.BatchNorm2d):  # batch norms far from identity: folding them must matter
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 2.0)
+            m.weight.data.uniform_(0.5, 1.5)
+            m.bias.data.uniform_(-0.3, 0.3)
+    model.eval()
+    path = tmp_path / "decide.onnx"
+    export_onnx(model, torch.zeros(1, len(POSE_PLANES) + 1, POSE_PATCH, POSE_PATCH), path, input_name="planes")
+    x = np.random.default_rng(0).normal(size=(5, len(POSE_PLANES) + 1, POSE_PATCH, POSE_PATCH)).astype(np.float32)
+    want = onnx_session(path).run(None, {"planes": x})[0]
+    copy = load_decide(path).eval()
+    assert not any(isinstance(m, nn.BatchNorm2d) for m in copy)
+    with torch.no_grad():
+        got = copy(torch.from_numpy(x)).numpy()
+        plain = make_pose(nn, len(POSE_PLANES) + 1).eval()(torch.from_numpy(x)).numpy()
+    assert np.abs(got - want).max() < 1e-4
+    assert np.abs(plain - want).max() > 1e-2  # an unloaded net would not pass
+    other = tmp_path / "other.onnx"
+    export_onnx(nn.Sequential(nn.Flatten(), nn.Linear(len(POSE_PLANES) + 1, 3)).eval(),
+                torch.zeros(1, len(POSE_PLANES) + 1, 1, 1), other, input_name="planes")
+    with pytest.raises(ValueError, match=r"other\.onnx"):
+        load_decide(other)

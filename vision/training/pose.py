@@ -302,8 +302,12 @@ def pose_samples(sources: list[tuple[Path, range]], *, seed: int = 7, copies: tu
     return out
 
 
-def make_pose(nn: Any, planes: int) -> Any:
+def make_pose(nn: Any, planes: int, *, folded: bool = False) -> Any:
+    """The pose CNN; ``folded``: its batch norms folded into the convolutions (as the ONNX export leaves
+    them: the shape :func:`load_decide` fills from a committed head, fine-tuned with them frozen)."""
     def block(i: int, o: int) -> list[Any]:
+        if folded:
+            return [nn.Conv2d(i, o, 3, padding=1), nn.ReLU()]
         return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU()]
 
     from vision.dice.pose import POSE_PATCH
@@ -313,6 +317,34 @@ def make_pose(nn: Any, planes: int) -> Any:
         *block(planes, 16), nn.MaxPool2d(2), *block(16, 32), nn.MaxPool2d(2), *block(32, 48), nn.MaxPool2d(2),
         *block(48, 48), nn.Flatten(), nn.Dropout(0.3), nn.Linear(48 * side * side, 64), nn.ReLU(), nn.Linear(64, 3),
     )
+
+
+def load_decide(path: Path) -> Any:
+    """A torch copy (:func:`make_pose` ``folded``) of a 6-plane deciding head exported by :func:`train`
+    (the export folds each batch norm into its convolution: fine-tuning the copy keeps them frozen).
+    Needs the ``onnx`` package (development only)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+
+    from vision.dice.pose import POSE_PLANES
+
+    m = onnx.load(str(path))
+    w = {t.name: torch.from_numpy(numpy_helper.to_array(t).copy()) for t in m.graph.initializer}
+    model = make_pose(nn, len(POSE_PLANES) + 1, folded=True)
+    layers: list[Any] = [mod for mod in model if isinstance(mod, (nn.Conv2d, nn.Linear))]
+    nodes = [nd for nd in m.graph.node if nd.op_type in ("Conv", "Gemm")]
+    if len(nodes) != len(layers):
+        raise ValueError(f"{path}: {len(nodes)} convolutions and dense layers, the pose CNN has {len(layers)}")
+    with torch.no_grad():
+        for layer, nd in zip(layers, nodes, strict=True):
+            weight, bias = w[nd.input[1]], w[nd.input[2]]
+            if tuple(weight.shape) != tuple(layer.weight.shape):
+                raise ValueError(f"{path}: {nd.name} has weights {tuple(weight.shape)}, the pose CNN {tuple(layer.weight.shape)}")
+            layer.weight.copy_(weight)
+            layer.bias.copy_(bias)
+    return model
 
 
 def training_sources(pose_seeds: range = POSE_TRAIN_SEEDS) -> list[tuple[Path, range]]:
@@ -328,14 +360,16 @@ def training_sources(pose_seeds: range = POSE_TRAIN_SEEDS) -> list[tuple[Path, r
 
 def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = None, log: Any = print,
           copies: tuple[int, int, int] = (2, 4, 6), with_found: bool = True,
-          pose_seeds: range = POSE_TRAIN_SEEDS) -> dict[str, object]:
+          pose_seeds: range = POSE_TRAIN_SEEDS, base: Path | None = None, lr: float | None = None) -> dict[str, object]:
     """Train the pose model on :func:`training_sources` (``pose_seeds``); frames whose seed % 10 == 0 are
-    the validation (and threshold-tuning) slice."""
+    the validation (and threshold-tuning) slice.  ``base``: fine-tune that deciding head
+    (:func:`load_decide`: its batch norms frozen) at the peak learning rate ``lr`` instead of training
+    a new one."""
     import torch
     from torch import nn
 
     from vision.dice.pose import POSE_PATCH, POSE_PLANES, PosePatch, pose_input
-    from vision.training.fit import EpochStats, export_onnx, fit_classifier
+    from vision.training.fit import MAX_LR, EpochStats, export_onnx, fit_classifier
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
@@ -351,7 +385,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     xv, yv = torch.from_numpy(x[val]), torch.from_numpy(y[val])
     counts = torch.bincount(yt, minlength=3).float().clamp(min=1)
     weight = (counts.sum() / counts) ** 0.5
-    model = make_pose(nn, len(POSE_PLANES) + 1)
+    model = make_pose(nn, len(POSE_PLANES) + 1) if base is None else load_decide(base)
 
     def augment(xb: Any, gen: Any) -> Any:
         if bool(torch.randint(0, 2, (1,), generator=gen)):
@@ -368,8 +402,10 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
         acc = float((pv == yv).float().mean()) if len(yv) else float("nan")
         log(f"epoch {e.epoch + 1}/{epochs} loss {e.last_loss:.4f} val acc {acc:.4f} {time.time() - t0:.0f}s")
 
+    if base is not None:
+        report(EpochStats(-1, float("nan"), float("nan"), float("nan")))  # the base head's validation accuracy
     fit_classifier(model, xt, yt, epochs=epochs, seed=seed, weight_decay=1e-3, class_weight=weight, augment=augment,
-                   after_epoch=report)
+                   after_epoch=report, lr=MAX_LR if lr is None else lr)
     export_onnx(model, torch.zeros(1, len(POSE_PLANES) + 1, POSE_PATCH, POSE_PATCH), out, input_name="planes")
     pv = _predict(model, xv).argmax(1)
     confusion = [[int(((yv == a) & (pv == b)).sum()) for b in range(3)] for a in range(3)]
@@ -382,6 +418,9 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
         "seconds": round(time.time() - t0), "torch": torch.__version__,
         "command": "python -m vision.training.pose train",
     }
+    if base is not None:
+        record["fine_tuned_from"] = str(base)
+        record["lr"] = lr
     out.with_suffix(".train.json").write_text(json.dumps(record, indent=2) + "\n")
     return record
 
@@ -624,6 +663,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--no-found", action="store_true", help="do not run the die stage for its centres (faster)")
     t.add_argument("--pose-seeds", default=None, metavar="FIRST-LAST",
                    help="only the pose renders of these training seeds (default: all of 30000-39999 rendered)")
+    t.add_argument("--base", type=Path, default=None, help="fine-tune this deciding head (batch norms frozen; needs onnx)")
+    t.add_argument("--lr", type=float, default=None, help="peak learning rate (default: fit's)")
     mg = sub.add_parser("merge", help="one two-head model: a 6-plane deciding model + the v2 face-check model (needs onnx)")
     mg.add_argument("decide", type=Path)
     mg.add_argument("gate", type=Path)
@@ -658,7 +699,7 @@ def main(argv: list[str] | None = None) -> int:
         cp = tuple(int(v) for v in args.copies.split(","))
         print(train(args.out or DIE_POSE_MODEL, seed=args.seed, epochs=args.epochs, cache=args.cache,
                     copies=(cp[0], cp[1], cp[2]), with_found=not args.no_found,
-                    pose_seeds=_seed_range(args.pose_seeds)), flush=True)
+                    pose_seeds=_seed_range(args.pose_seeds), base=args.base, lr=args.lr), flush=True)
         return 0
     if args.what == "calls":
         tuning = [r for f in args.tune_rows for r in json.loads(f.read_text())]

@@ -245,6 +245,8 @@ class CubeSampler:
         self.camera_mm = (float(cam[0]), float(cam[1]), float(cam[2]))
         """The camera's centre in board millimetres (side faces show on its side of a cube's top)."""
         self.places = cube_places(profile)
+        self.frame = PositionFrame.of(profile)
+        """Where a cube centre's position is read (:func:`cube_position`)."""
         self.views: list[tuple[Any, float, slice]] = []
         """(rect, z, columns of the combined view) per searched place."""
         xs: list[npt.NDArray[np.float32]] = []
@@ -490,17 +492,36 @@ def _square_fits(views: npt.NDArray[Any], count: int, side_px: float, reach: flo
 def cube_position(profile: Any, center_mm: tuple[float, float],
                   config: VisionConfig | CubeConfig) -> tuple[CubePosition, float]:
     """MIDDLE on the bar; otherwise the side of whoever sits on that long side; with a confidence."""
-    cfg = _cube_config(config)
-    layout = profile.layout
-    x, y = center_mm
-    if layout.bar_region().contains(x, y):  # area_of's BAR (the bar lies inside the outline), ~10x cheaper
-        return CubePosition.MIDDLE, 1.0
-    near = y > profile.spec.depth_mm / 2
-    long_side = LongSide.NEAR if near else LongSide.FAR
-    side = Side.WHITE if layout.seating.side_of(Side.WHITE) is long_side else Side.BLACK
-    margin = abs(y - profile.spec.depth_mm / 2)
-    conf = min(1.0, margin / cfg.middle_band_mm)
-    return (CubePosition.WHITE_SIDE if side is Side.WHITE else CubePosition.BLACK_SIDE), conf
+    return PositionFrame.of(profile).position(center_mm, _cube_config(config))
+
+
+@dataclass(frozen=True, slots=True)
+class PositionFrame:
+    """What :func:`cube_position` needs of a profile, computed once (``CubeSampler.frame``: the
+    cube stage asks ~5 times a frame, and the bar's rectangle alone cost ~8 us to build)."""
+
+    bar: Any
+    """The bar's rectangle (board mm)."""
+    half_depth_mm: float
+    near: CubePosition
+    """The position of a cube on the near long side (y beyond the half depth)."""
+    far: CubePosition
+
+    @classmethod
+    def of(cls, profile: Any) -> PositionFrame:
+        layout = profile.layout
+        white_near = layout.seating.side_of(Side.WHITE) is LongSide.NEAR
+        white, black = CubePosition.WHITE_SIDE, CubePosition.BLACK_SIDE
+        return cls(layout.bar_region(), profile.spec.depth_mm / 2, white if white_near else black,
+                   black if white_near else white)
+
+    def position(self, center_mm: tuple[float, float], cfg: CubeConfig) -> tuple[CubePosition, float]:
+        """:func:`cube_position` of ``center_mm``."""
+        x, y = center_mm
+        if self.bar.contains(x, y):  # area_of's BAR (the bar lies inside the outline), ~10x cheaper
+            return CubePosition.MIDDLE, 1.0
+        conf = min(1.0, abs(y - self.half_depth_mm) / cfg.middle_band_mm)
+        return (self.near if y > self.half_depth_mm else self.far), conf
 
 
 # ---------------------------------------------------------------------- the numeral
@@ -688,7 +709,7 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
     if numeral is None or isinstance(numeral, NoNumeral):
         blob = _pick(found, cfg)
         assert blob is not None
-        pos, pconf = cube_position(profile, blob.center_mm, cfg)
+        pos, pconf = sampler.frame.position(blob.center_mm, cfg)
         return CubeReading(None, 0.0, pos, round(blob.rotation_deg, 1),
                            round(min(pconf, 0.5) if blob.ambiguous else pconf, 4))
     top = found[: cfg.model_candidates]
@@ -706,11 +727,11 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
         reads = sorted(((b, numeral(image, profile, b)) for b in top), key=lambda br: -br[1].cube_probability)
     blob, nr = reads[0]
     chosen_as_found = as_found[order[0]] if isinstance(numeral, CubeNumeral) else blob
-    pos, pconf = cube_position(profile, blob.center_mm, cfg)
+    pos, pconf = sampler.frame.position(blob.center_mm, cfg)
     size = profile.spec.cube_size_mm
     rivals = [r.cube_probability for b, r in reads[1:]
               if math.dist(b.center_mm, blob.center_mm) > 1.5 * size
-              and cube_position(profile, b.center_mm, cfg)[0] is not pos]
+              and sampler.frame.position(b.center_mm, cfg)[0] is not pos]
     place_pconf = pconf
     if not place_is_sure(nr.cube_probability, rivals, cfg):
         pconf = min(pconf, 0.5)
@@ -757,7 +778,7 @@ def _found_read(image: npt.NDArray[Any], sampler: CubeSampler, window: CubeBlob,
     beyond no numeral turned otherwise), aligned with the top's edges (:func:`angle_residual`), and
     the re-centred window's own read, when it names a face at ``shifted_own_confidence``, naming the
     same one.  One model pass of 3 crops, on the few frames whose face is otherwise unsure."""
-    if cube_position(sampler.profile, window.center_mm, cfg)[0] is not position:
+    if sampler.frame.position(window.center_mm, cfg)[0] is not position:
         return None
     probes = side_probes(sampler, window)
     if not probes:
@@ -857,8 +878,8 @@ def _decisive_read(image: npt.NDArray[Any], sampler: CubeSampler, top: list[Cube
     windows as before.
     """
     profile = sampler.profile
-    pos0 = cube_position(profile, top[0].center_mm, cfg)[0]
-    rivals = [b for b in top[1:] if cube_position(profile, b.center_mm, cfg)[0] is not pos0]
+    pos0 = sampler.frame.position(top[0].center_mm, cfg)[0]
+    rivals = [b for b in top[1:] if sampler.frame.position(b.center_mm, cfg)[0] is not pos0]
     blob = refine_blobs(image, profile, top[:1], cfg.refine_reach, realign=realign)[0] if refine else top[0]
     probes = side_probes(sampler, blob)
     if not probes:
@@ -876,7 +897,7 @@ def _decisive_read(image: npt.NDArray[Any], sampler: CubeSampler, top: list[Cube
         return None
     if cfg.half_turn_check and not _half_turn_agrees(numeral, p[-1], nr.face):
         return None
-    pos, pconf = cube_position(profile, blob.center_mm, cfg)
+    pos, pconf = sampler.frame.position(blob.center_mm, cfg)
     if pos is not pos0:
         return None  # the re-centred window moved across a boundary: judge them all
     half, whole = (numeral.decide(q) for q in p[judged:judged + len(probes)])

@@ -34,7 +34,7 @@ from vision.checkers import (
     counts_from_slot_probs,
 )
 from vision.config import VisionConfig
-from vision.cube import CubeSampler, CubeSnapshot, CubeWatch, default_numeral, read_cube
+from vision.cube import CubeConfig, CubeSampler, CubeSnapshot, CubeWatch, default_numeral, read_cube
 from vision.dice.board import DiceSearch, read_dice
 from vision.dice.classify import DIE_FACE_MODEL, FaceClassifier
 from vision.motion import MotionGate, MotionReport, RegionMap
@@ -62,6 +62,8 @@ class BoardReader:
     def __init__(self, config: VisionConfig | None = None, *, face_model: Path = DIE_FACE_MODEL,
                  slot_model: Path = SLOT_MODEL, tray_model: Path = TRAY_MODEL) -> None:
         self.config = config or VisionConfig()
+        self.cube_config = CubeConfig.from_vision(self.config)
+        """The cube stage's thresholds, derived once (not on every frame)."""
         self.faces = FaceClassifier(face_model)
         self.slots = SlotClassifier(slot_model)
         self.trays = TrayClassifier(tray_model)
@@ -151,7 +153,7 @@ class BoardReader:
         kept = st.cube_kept if live else None
         if kept is not None and st.cube_watch.unchanged(image, kept[0], cfg.motion_threshold):
             return kept[1]
-        cube: CubeReading | None = read_cube(image, st.cube, cfg)
+        cube: CubeReading | None = read_cube(image, st.cube, self.cube_config)
         sure = (cube is not None and cube.face is not None
                 and cube.position_confidence >= cfg.observation_min_confidence)
         st.cube_kept = (st.cube_watch.snapshot(image), cube) if live and sure and cube is not None else None

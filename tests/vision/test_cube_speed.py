@@ -51,3 +51,39 @@ def test_a_limited_search_returns_the_first_windows_of_the_full_one(seed: int) -
     assert len(full) > 2
     for n in (1, 2, 4):
         assert find_cube_candidates(img, sampler, cfg, limit=n) == full[:n]
+
+
+@pytest.mark.parametrize("white", ["NEAR", "FAR"])
+def test_the_samplers_position_frame_reads_positions_as_the_layout_says(white: str) -> None:
+    """``CubeSampler.frame`` (computed once per profile) gives what the plain rule gives on a grid
+    over the board and beyond: MIDDLE on the bar, else the side of whoever sits on that long
+    side (both seatings), with the confidence ramping from the long centre line."""
+    from dataclasses import replace
+
+    from rules.position import Side
+    from vision.cube import cube_position
+    from vision.geometry import LongSide, Seating
+    from vision.observation import CubePosition
+
+    _, prof, _ = _frame(900006)
+    prof = replace(prof, seating=Seating(white=LongSide[white]))
+    layout = prof.layout
+    assert layout.seating.white is LongSide[white]
+    frame = CubeSampler(prof).frame
+    cfg = CubeConfig()
+    s = prof.spec
+    bar = layout.bar_region()
+    seen = set()
+    for x in [*np.linspace(-20, s.width_mm + 20, 41), bar.x0, bar.x1]:
+        for y in [*np.linspace(-20, s.depth_mm + 20, 41), s.depth_mm / 2, bar.y0, bar.y1]:
+            c = (float(x), float(y))
+            if bar.contains(*c):
+                want = (CubePosition.MIDDLE, 1.0)
+            else:
+                long_side = LongSide.NEAR if y > s.depth_mm / 2 else LongSide.FAR
+                sits = Side.WHITE if layout.seating.side_of(Side.WHITE) is long_side else Side.BLACK
+                want = (CubePosition.WHITE_SIDE if sits is Side.WHITE else CubePosition.BLACK_SIDE,
+                        min(1.0, abs(y - s.depth_mm / 2) / cfg.middle_band_mm))
+            assert frame.position(c, cfg) == want == cube_position(prof, c, cfg), c
+            seen.add(want[0])
+    assert seen == set(CubePosition)

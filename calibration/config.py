@@ -95,10 +95,12 @@ class CalibrationConfig:
     3554 (48 px off, refused by the fit guard) lowers its cost by 0.011-0.016 at 0.85 / 0.92 and must not be
     re-fitted; the other steep seen scenes probed (3318, 3539, 3560, 3610, 3629, ...) raise their cost at the
     0.85 probe and stop there."""
-    lens_restart_max_move_px: float = 12.0
+    lens_restart_max_move_px: float = 20.0
     """... and only where no corner moved by more than this many px (at 1920 wide): the fixes moved the near
-    corners by 2-9 px; a restart of a wrong placement (seen 3163) moved one by 50 px into a placement the fit
-    guard no longer refused."""
+    corners by 2-9 px (session 6), seen 3570 by 7.6 px; a restart of a wrong placement (seen 3163) moved one by
+    51 px into a placement the fit guard no longer refused.  Raised from 12 in session 8: on seen 3770 (dark on
+    dark, 18.8 degrees, f 1605 px against the truth's 1401: a focal length 15 % long) the 0.85 restart lowers
+    the edge cost from 0.419 to 0.299 and lands within 0.7 px, moving the near corners by ~15 px."""
     hinge_restarts_deg: tuple[float, ...] = ()
     """Uncalibrated camera: after the lens restarts the winner is also tilted by these angles about its FAR
     edge (the near end moves toward / away from the camera, the far end stays) and fitted again; the lowest

@@ -300,7 +300,7 @@ def counts_from_slot_probs(
     hand_max: float = 0.3, layer_error_factor: float = 1.0, neighbour_hand_max: float | None = None,
     object_weight: float | None = None, trays: npt.NDArray[np.float64] | None = None,
     tray_disagree_factor: float | None = None, bar_hand_corroboration: float | None = None,
-    hand_pair_max: float | None = None,
+    hand_pair_max: float | None = None, layer_error_cap: float | None = None,
 ) -> CheckerReadings:
     """Turn per-slot class probabilities into counts with confidences, one stack at a time.
 
@@ -313,6 +313,12 @@ def counts_from_slot_probs(
     point, and the slots at the edge of a hand can look like plain checkers.  ``neighbour_hand_max``
     and ``object_weight`` (:func:`stack_posteriors`) default to ``VisionConfig``'s
     ``slot_neighbour_hand_max`` and ``slot_object_weight``.
+
+    A point read as a full row or more has its error probability multiplied by
+    ``layer_error_factor`` but kept at most ``layer_error_cap`` (None:
+    ``VisionConfig.slot_layer_error_cap``), or the decoder's own error when that is higher: a
+    missed or phantom second layer is the model's typical error, at a rate that does not grow
+    with its own error as fast as x30 (see the config).
 
     Each reading's ``alternatives`` are the decoder's next likeliest hypotheses (posterior, with the
     full-row error weight moved onto them); none for a region a hand may hide.
@@ -332,6 +338,7 @@ def counts_from_slot_probs(
     """
     nb_max = _DEFAULTS.slot_neighbour_hand_max if neighbour_hand_max is None else neighbour_hand_max
     ow = _DEFAULTS.slot_object_weight if object_weight is None else object_weight
+    cap = _DEFAULTS.slot_layer_error_cap if layer_error_cap is None else layer_error_cap
     groups, perm, starts = _slot_index(slots)
     probs64 = np.asarray(probs, np.float64)
     # a hand is wider than a point: a region beside one with a hand-like slot is not read either
@@ -351,8 +358,9 @@ def counts_from_slot_probs(
             scale = 1.0
             if max(w, b) >= block.shape[1]:
                 # a full row or more: a missed second layer on a slot is the model's typical error
+                # (weighted up, but not beyond the cap unless the decoder's own error is higher)
                 p = float(post[i].max())
-                c2 = max(FULL_ROW_FLOOR, 1.0 - layer_error_factor * (1.0 - p))
+                c2 = max(FULL_ROW_FLOOR, 1.0 - min(layer_error_factor * (1.0 - p), max(1.0 - p, cap)))
                 scale = (1.0 - c2) / (1.0 - p) if p < 1.0 else 1.0
                 c = min(c, c2)
             readings[r] = CountReading(w, b, c, _alternatives(hyps, post[i], scale, order[i]))

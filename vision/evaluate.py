@@ -311,7 +311,8 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
         tray_probs = None if tray_clf is None or tray_sampler is None else tray_clf.probabilities(tray_sampler.strips(img))
         rd = counts_from_slot_probs(sampler.slots, probs, frozenset(), cfg.slot_hand_max, cfg.slot_layer_error_factor,
                                     cfg.slot_neighbour_hand_max, cfg.slot_object_weight, tray_probs,
-                                    cfg.tray_disagree_factor, cfg.slot_bar_hand_corroboration, cfg.slot_hand_pair_max)
+                                    cfg.tray_disagree_factor, cfg.slot_bar_hand_corroboration, cfg.slot_hand_pair_max,
+                                    cfg.slot_layer_error_cap)
         cpu_ms.append((time.process_time() - t0) * 1000)
         c = t["counts"]
         cov = set(t["hands"]["covered"])
@@ -319,7 +320,8 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
                                          cfg.slot_layer_error_factor, cfg.slot_neighbour_hand_max,
                                          cfg.slot_object_weight,
                                          bar_hand_corroboration=cfg.slot_bar_hand_corroboration,
-                                         hand_pair_max=cfg.slot_hand_pair_max).trays
+                                         hand_pair_max=cfg.slot_hand_pair_max,
+                                         layer_error_cap=cfg.slot_layer_error_cap).trays
         for how, trays in (("read", rd.trays), ("derived", derived)):
             for name, g, want in (("tray_w", trays[0], c["tray_w"]), ("tray_b", trays[1], c["tray_b"])):
                 if name in cov:
@@ -445,7 +447,7 @@ def evaluate_trays(cfg: VisionConfig, first: int = 900_900, count: int = 20) -> 
         probs = slots.probabilities(sampler.patches(img), cfg.slot_temperature)
         rd = counts_from_slot_probs(sampler.slots, probs, frozenset(), cfg.slot_hand_max, cfg.slot_layer_error_factor,
                                     cfg.slot_neighbour_hand_max, cfg.slot_object_weight, tp, cfg.tray_disagree_factor,
-                                    cfg.slot_bar_hand_corroboration, cfg.slot_hand_pair_max)
+                                    cfg.slot_bar_hand_corroboration, cfg.slot_hand_pair_max, cfg.slot_layer_error_cap)
         cov = set(r.truth["hands"]["covered"])
         for i, name in enumerate(("tray_w", "tray_b")):
             if name in cov:

@@ -228,14 +228,15 @@ def test_the_relief_counts_the_other_errors_not_the_regions_own() -> None:
 
 def test_a_tall_stack_crushed_by_the_full_row_weight_can_still_be_confirmed() -> None:
     """The full-row weight may leave a tall stack at FULL_ROW_FLOOR (never 0, which means "not
-    read"): the totals can still confirm it, and an unread region elsewhere still blocks that."""
+    read"): the totals can still confirm it, and an unread region elsewhere still blocks that.  (No
+    cap on the weight here: ``layer_error_cap`` 1.)"""
     probs = _tall_stack(0.3)
-    alone = counts_from_slot_probs(SLOTS, probs, layer_error_factor=30.0)
+    alone = counts_from_slot_probs(SLOTS, probs, layer_error_factor=30.0, layer_error_cap=1.0)
     assert alone.points[0].confidence == FULL_ROW_FLOOR
-    read = counts_from_slot_probs(SLOTS, probs, layer_error_factor=30.0, trays=_tray_probs(10, 5, 0.99999))
+    read = counts_from_slot_probs(SLOTS, probs, layer_error_factor=30.0, layer_error_cap=1.0, trays=_tray_probs(10, 5, 0.99999))
     assert read.points[0].white == 5 and read.points[0].confidence >= 0.99
     probs[next(i for i, s in enumerate(SLOTS) if s.region == "p12"), 8] = 0.9
-    read2 = counts_from_slot_probs(SLOTS, probs, layer_error_factor=30.0, trays=_tray_probs(10, 5, 0.99999))
+    read2 = counts_from_slot_probs(SLOTS, probs, layer_error_factor=30.0, layer_error_cap=1.0, trays=_tray_probs(10, 5, 0.99999))
     assert read2.points[0].confidence < 0.99
 
 

@@ -284,6 +284,27 @@ def test_full_rows_need_more_confidence() -> None:
     assert abs((1 - strict.confidence) - 10 * (1 - plain.confidence)) < 2e-4
 
 
+def test_the_full_row_weight_is_capped() -> None:
+    """The full-row error weight stops at the cap (a full row is never sure alone, but the totals
+    can still confirm it), and never makes the decoder's own error smaller."""
+    labels = slot_labels(LAYOUT, SLOTS, [(5, 0)] + [(0, 0)] * 23, (0, 0))
+    probs = _onehot(labels, 0.999)
+    k1 = next(i for i, s in enumerate(SLOTS) if s.region == "p1" and s.index == 0)
+    probs[k1, 2] = 0.02  # a hint of a second layer on slot 0: six checkers
+    plain = counts_from_slot_probs(SLOTS, probs).points[0]
+    err = 1 - plain.confidence
+    assert 0.01 < err < 0.1
+    capped = counts_from_slot_probs(SLOTS, probs, layer_error_factor=30.0, layer_error_cap=0.2).points[0]
+    assert (capped.white, capped.black) == (5, 0)
+    assert capped.confidence == pytest.approx(0.8, abs=1e-4)
+    assert capped.alternatives[0][:2] == (6, 0)
+    assert sum(p for _, _, p in capped.alternatives) == pytest.approx(0.2, abs=0.01)
+    uncapped = counts_from_slot_probs(SLOTS, probs, layer_error_factor=30.0, layer_error_cap=1.0).points[0]
+    assert uncapped.confidence == pytest.approx(max(1e-4, 1 - 30 * err), abs=2e-3)  # err is rounded
+    low_cap = counts_from_slot_probs(SLOTS, probs, layer_error_factor=30.0, layer_error_cap=err / 2).points[0]
+    assert low_cap.confidence == pytest.approx(plain.confidence, abs=1e-4)
+
+
 def test_hand_mask_is_recomputed_from_the_scene(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The hand of a cached render is redrawn from its seed: the regions it covers are the truth's,
     and only slots it really hides are relabelled "hand" (the rest of a covered region keeps its class)."""

@@ -563,6 +563,12 @@ def doubt_with(doubt: Doubt, board: Board, alternatives: Sequence[tuple[int, int
     return tuple((i, w, b, o) for (i, w, b), o in sorted(out.items()))
 
 
+def _judged_doubt(doubt: Doubt, j: Judgement, sure: bool) -> Doubt:
+    """``doubt`` after the laws were given ``j.board`` on a judgement: unchanged when it was sure, else with what
+    the judgement leaves in doubt there (``Judgement.doubt``) added."""
+    return doubt if sure else doubt_with(doubt, j.board, j.doubt)
+
+
 def _weighed(doubt: Doubt, board: Board, sc: Scene, cfg: LikelihoodConfig) -> Doubt:
     """``doubt`` after a scene that shows ``board`` (between plays): each alternative's log-odds against ``board``
     moved by what the scene reads there at ``refute_confidence`` or more (weighted ``look_weight``); those fallen
@@ -1653,7 +1659,7 @@ class Tracker:
         assert j.play is not None
         sure = j.kind is JudgementKind.LEGAL
         self.state = replace(s, sent=j.board, known=sure and j.fits,
-                             doubt=s.doubt if sure else doubt_with(s.doubt, j.board, j.doubt))
+                             doubt=_judged_doubt(s.doubt, j, sure))
         return [Emitted(PositionObserved(j.play.after, t=t), seq, j.doubtful, unsure=not sure,
                         note="" if sure else f"unsure reading resolved to the likeliest legal play (p={j.posterior:.3f})")]
 
@@ -1719,7 +1725,7 @@ class Tracker:
             # what follows is not called on it (7103 r3: a cocked throw taken back, inferred as a play, then
             # the rethrow called as the opponent's throw in the wrong table)
             self.state = replace(s, sent=j.board, known=sure and j.fits and dice_read and not amended,
-                                 doubt=s.doubt if sure else doubt_with(s.doubt, j.board, j.doubt),
+                                 doubt=_judged_doubt(s.doubt, j, sure),
                                  last=(turn.letter, start, roll, not dice_read, j.board))
         # the laws judge the play when the dice are lifted: never an accusation on an unsure board
         out.append(Emitted(DiceLifted(turn, t=t), seq, unsure=resync or not sure or other_name))
@@ -1898,7 +1904,7 @@ class Tracker:
         if not sure and (j.legal_mass < 0.5 or not self._confident_change(s.sent or sc.board, sc)):
             return []  # not clearly corrected (yet)
         self.state = replace(s, sent=j.board, fix=None, known=sure and j.fits,
-                             doubt=s.doubt if sure else doubt_with(s.doubt, j.board, j.doubt))
+                             doubt=_judged_doubt(s.doubt, j, sure))
         return [Emitted(PositionObserved(j.play.after.with_turn(_side(mover).opponent), t=t), seq, j.doubtful,
                         unsure=not sure, note="the illegal play corrected" + ("" if sure else ": please check"))]
 
@@ -1936,7 +1942,7 @@ class Tracker:
         sure = j.kind is JudgementKind.LEGAL
         pos = j.play.after if j.play is not None else before
         self.state = replace(s, sent=board_of(pos), dice=(a, b), known=False,  # (inferred: see _on_record)
-                             doubt=s.doubt if sure else doubt_with(s.doubt, j.board, j.doubt))
+                             doubt=_judged_doubt(s.doubt, j, sure))
         seen = "+".join(str(f) if f else "?" for f in s.dice)
         return [
             Emitted(DiceThrown(s.turn, (DieThrow(a), DieThrow(b)), t=t), seq, unsure=not sure,

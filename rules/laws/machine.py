@@ -158,6 +158,19 @@ def diff_notation(before: Position, after: Position, mover: Side) -> str:
     return " ".join(parts)
 
 
+class _Seen(Enum):
+    """What a board seen outside a throw's play is to the laws (``BoardMachine._seen_as``)."""
+
+    SAME = "same"  # the board the laws have
+    MOVING = "moving"  # checkers moving during a play
+    CLEARED = "cleared"  # the board cleared after the game
+    SETUP_CORRECTED = "setup corrected"  # a faulty set-up corrected
+    PLAY_CORRECTED = "play corrected"  # an illegal or incomplete play corrected to a legal one
+    CORRECTING = "correcting"  # a correction under way (the board before the play, or part of a legal play)
+    PUT_BACK = "put back"  # checkers moved without a throw put back
+    MOVED = "moved"  # checkers moved without a throw
+
+
 @dataclass(slots=True)
 class _Pending:
     """A play the law still lets be corrected (illegal) or completed (lifted early)."""
@@ -684,53 +697,67 @@ class BoardMachine:
     def moved_without_throw(self, seen: Position) -> bool:
         """Would a sure observation of ``seen`` now be called checkers moved without a throw?  A query: nothing
         changes (the referee asks it before sending a board it may hold out of step; referee.session)."""
-        if seen.problems() or self.phase is Phase.MATCH_OVER or _board(seen) == _board(self.position):
+        if seen.problems() or self.phase is Phase.MATCH_OVER:
             return False
-        if self.phase in (Phase.PLAY, Phase.GAME_OVER):
-            return False
+        return self._seen_as(seen) is _Seen.MOVED
+
+    def _seen_as(self, seen: Position) -> _Seen:
+        """What a board seen now is to the laws (the one decision :meth:`_observe` acts on and
+        :meth:`moved_without_throw` asks about); nothing changes."""
+        if _board(seen) == _board(self.position):
+            return _Seen.SAME
+        if self.phase is Phase.PLAY:
+            return _Seen.MOVING
+        if self.phase is Phase.GAME_OVER:
+            return _Seen.CLEARED
         if self.phase in (Phase.TURN, Phase.OPENING) and self.setup_fault is not None:
             fixed = self._corrected(self.position)
             if fixed is not None and _board(fixed) == _board(seen):
-                return False
+                return _Seen.SETUP_CORRECTED
         if self.phase in (Phase.TURN, Phase.CUBE) and self.pending is not None:
             pend = self.pending
-            if seen in pend.plays or _board(seen) == _board(pend.before) or self._reachable_partial(pend, seen):
-                return False
-        return not (self.restore_to is not None and _board(seen) == _board(self.restore_to))
+            if seen in pend.plays:
+                return _Seen.PLAY_CORRECTED
+            if _board(seen) == _board(pend.before) or self._reachable_partial(pend, seen):
+                return _Seen.CORRECTING
+        if self.restore_to is not None and _board(seen) == _board(self.restore_to):
+            return _Seen.PUT_BACK
+        return _Seen.MOVED
 
     def _observe(self, event: PositionObserved) -> Verdict:
         seen = event.position
-        if _board(seen) == _board(self.position):
+        kind = self._seen_as(seen)
+        if kind is _Seen.SAME:
             return self._ok(event)
-        if self.phase is Phase.PLAY:
+        if kind is _Seen.MOVING:
             assert self.on_roll is not None and self.plays is not None
             self.position = seen.with_turn(self.on_roll)
             if self.position.borne_off(self.on_roll) == 15 and seen in self.plays:
                 return self._complete(event, finished=True)
             return self._ok(event, "checkers moving")
-        if self.phase is Phase.GAME_OVER:
+        if kind is _Seen.CLEARED:
             return self._ok(event, "board cleared after the game")
-        if self.phase in (Phase.TURN, Phase.OPENING) and self.setup_fault is not None:
-            fixed = self._corrected(self.position)
-            if fixed is not None and _board(fixed) == _board(seen):
-                return self._setup_corrected(SetupCorrected(seen, event.t))
-        if self.phase in (Phase.TURN, Phase.CUBE) and self.pending is not None:
+        if kind is _Seen.SETUP_CORRECTED:
+            return self._setup_corrected(SetupCorrected(seen, event.t))
+        if kind is _Seen.PLAY_CORRECTED:
             pend = self.pending
-            if seen in pend.plays:
-                play = pend.plays.find(seen)
-                assert play is not None and self._game is not None
-                self._game.actions[pend.move_index] = Move(pend.offender, pend.dice.as_tuple(), play.notation())
-                self.position = play.after.with_turn(pend.offender.opponent)
-                self.pending = None
-                return self._ok(event, f"{self._name(pend.offender).lower()} corrected the play to {play.notation()}")
-            if _board(seen) == _board(pend.before) or self._reachable_partial(pend, seen):
-                self.position = seen.with_turn(pend.offender.opponent)
-                return self._ok(event, "correction in progress")
-        base = self.restore_to or self.position
-        if self.restore_to is not None and _board(seen) == _board(self.restore_to):
+            assert pend is not None
+            play = pend.plays.find(seen)
+            assert play is not None and self._game is not None
+            self._game.actions[pend.move_index] = Move(pend.offender, pend.dice.as_tuple(), play.notation())
+            self.position = play.after.with_turn(pend.offender.opponent)
+            self.pending = None
+            return self._ok(event, f"{self._name(pend.offender).lower()} corrected the play to {play.notation()}")
+        if kind is _Seen.CORRECTING:
+            assert self.pending is not None
+            self.position = seen.with_turn(self.pending.offender.opponent)
+            return self._ok(event, "correction in progress")
+        if kind is _Seen.PUT_BACK:
+            assert self.restore_to is not None
             self.position = self.restore_to
             self.restore_to = None
             return self._ok(event, "checkers put back")
+        base = self.restore_to or self.position
         mover = _who_moved(base, seen, self.on_roll)
         pts = changed_points(base, seen)
         if self.restore_to is None:

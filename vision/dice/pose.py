@@ -18,6 +18,19 @@ bar / the other die, leaning on each at 5-45 degrees, on top of the other die) r
 cocked (leaning) / on top of the other die.  ``vision.dice.board.pose_of`` turns its probabilities
 into flat / cocked / unsure with the :class:`vision.dice.config.DiceConfig` thresholds.
 
+Which tilts can a die actually rest at (statics of a cube of edge a on one bottom edge; the recall is
+reported by tilt band so that the renders' spread is not mistaken for the game's):
+- on a checker's top edge (height h: 8.5 mm tournament, 6 mm small): sin(tilt) = h / L with L <= a, so at
+  least asin(h / a): 26.6-37 degrees for 14-19 mm dice on 8.5 mm checkers, 25-30 for the small spec's
+  12-14 mm dice on 6 mm checkers (a worn or bevelled edge: a few degrees less).  The generator draws exactly this (25-45 degrees).
+- against a wall (the rail, the bar, the other die's side): the raised edge is held by the wall, the foot
+  by the surface's friction.  It stands only if tan(tilt) >= (1 - 2 r mu_w) / (1 + 2 r), r = mu / (1 + mu mu_w)
+  (mu: die on the surface, mu_w: die on the wall): 28 degrees at mu = mu_w = 0.3, 18 at 0.5, 13 at felt's
+  0.8 with 0.4 on the wall; only near-rubber grip (mu ~ 1) holds a die below ~10 degrees.  The generator
+  draws walls uniformly from 5 to 45 degrees, so its 5-15 degree wall leans are mostly dice that would
+  slide flat on a real board (the low-tilt training renders 30270-30344 even more so).
+- on top of the other die: flat on its top face (tilt 0, raised by an edge).
+
 The committed model has two heads in one file (``python -m vision.training.pose merge``), run once per
 frame on one batch: the deciding head (all planes and the view, trained on the die stage's own centres,
 which are 1.8 mm off a die's up face at the median and up to 18 mm) makes the calls; the face-check

@@ -87,3 +87,24 @@ def test_the_samplers_position_frame_reads_positions_as_the_layout_says(white: s
             assert frame.position(c, cfg) == want == cube_position(prof, c, cfg), c
             seen.add(want[0])
     assert seen == set(CubePosition)
+
+
+def test_the_decisive_read_judges_the_best_windows_at_most_two_of_a_place() -> None:
+    """Most contrasted first, at most ``decisive_per_place`` of a place, ``decisive_candidates`` in
+    all; the session-7 choice (4 windows, 3 a place) passes the search's windows through."""
+    from dataclasses import replace
+
+    from vision.cube import CubeBlob, decisive_windows
+
+    def w(place: int, contrast: float) -> CubeBlob:
+        return CubeBlob((contrast, 0.0), 25.0, 0.0, contrast, place=place)
+
+    cfg = CubeConfig()
+    bar3 = [w(0, 214), w(0, 180), w(0, 163), w(1, 31)]  # the bar's third window was the cube (700021_3)
+    assert decisive_windows(bar3, cfg) == [bar3[0], bar3[1], bar3[3]]
+    mixed = [w(1, 90), w(0, 80), w(1, 70), w(1, 60)]
+    assert decisive_windows(mixed, cfg) == mixed[:3]
+    assert decisive_windows(mixed[:2], cfg) == mixed[:2]
+    assert decisive_windows([], cfg) == []
+    old = replace(cfg, decisive_candidates=4, decisive_per_place=3)
+    assert decisive_windows(bar3, old) == bar3 and decisive_windows(mixed, old) == mixed

@@ -151,3 +151,18 @@ def test_a_half_doubted_reading_is_a_die_only_with_a_sure_face(guess: FaceGuess,
     dcfg = DiceConfig(top_notdie_max=0.05, sure_face_max_notdie=0.12, sure_face_min_probability=0.9)
     assert board.is_found(guess, dcfg) is found
     assert board.is_found(guess, dataclasses.replace(dcfg, sure_face_max_notdie=0.05)) is (guess.not_die < 0.05)
+
+
+@pytest.mark.usefixtures("stubbed")
+def test_a_second_look_keeps_only_sure_dice_and_reads_in_full_only_plausible_peaks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The peaks the first look left (board mm): one on the die, one 3 mm off it (read doubtfully),
+    one far from it (not a die at its first reading: never read in full); only the sure die is kept."""
+    monkeypatch.setattr(board, "centre_refiner", lambda: None)
+    peaks = np.array([DIE, (DIE[0] + 3.0, DIE[1]), (DIE[0] + 60.0, DIE[1])])
+    gray = np.zeros((20, 20), np.uint8)
+    mm, g = board.second_look(gray, None, peaks, Z, None, DiceConfig())  # type: ignore[arg-type]
+    assert mm.tolist() == [list(DIE)] and [x.face for x in g] == [5]
+    assert FULL_READS == [2]
+    # a stricter bar than the stub's sure reading (P(not a die) 0.001): nothing kept
+    mm, g = board.second_look(gray, None, peaks, Z, None, DiceConfig(second_look_max_notdie=0.0005))  # type: ignore[arg-type]
+    assert len(mm) == 0 and g == []

@@ -348,6 +348,31 @@ def recentre(gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any],
     return out_mm, out_g
 
 
+def _read_candidates(gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any], z: float,
+                     model: FaceClassifier, dcfg: DiceConfig) -> tuple[npt.NDArray[np.float64], list[FaceGuess]]:
+    """Detector centres (board mm) moved by the centre model and read on their up faces."""
+    if not len(mm):
+        return np.zeros((0, 2)), []
+    if dcfg.centre_passes > 0:
+        mm = refine_centres(gray, profile, mm, z, dcfg)
+    return read_top_faces(gray, profile, mm, z, model, dcfg)
+
+
+def second_look(gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any], z: float,
+                model: FaceClassifier, dcfg: DiceConfig = DICE) -> tuple[npt.NDArray[np.float64], list[FaceGuess]]:
+    """The detector peaks the first look did not read (board mm, best first), read the same way
+    (:func:`_read_candidates`), when the first look found fewer than ``DiceConfig.second_look_below``
+    dice: those surely a die (P(not a die) below ``second_look_max_notdie``) with a face read at
+    ``second_look_min_probability`` (their centres and readings); most such peaks are board texture,
+    so the bar is higher than :func:`is_found`'s."""
+    g0 = first_readings(gray, profile, mm, z, model)
+    mm = np.asarray(mm)[[i for i, r in enumerate(g0) if r.not_die < dcfg.second_look_first_max_notdie]]
+    cmm, g = _read_candidates(gray, profile, mm, z, model, dcfg)
+    ok = [i for i, r in enumerate(g) if r.not_die < dcfg.second_look_max_notdie
+          and r.probability >= dcfg.second_look_min_probability]
+    return cmm[ok], [g[i] for i in ok]
+
+
 def is_found(g: FaceGuess, dcfg: DiceConfig = DICE) -> bool:
     """A rectified up-face reading is a die: P(not a die) below ``top_notdie_max``, or below
     ``sure_face_max_notdie`` with a face that stands at ``sure_face_min_probability`` (a die the face
@@ -366,18 +391,25 @@ def read_dice(
     top_model = top_classifier(classifier)
     if top_model is not None:
         top = top_view(image, *search.fixed_maps)
-        peaks = detector().peaks(top, dcfg.detect_min_score, dcfg.detect_max_peaks, centroid=dcfg.detect_centroid)
+        look = dcfg.second_look_below > 0
+        peaks = detector().peaks(top, min(dcfg.detect_min_score, dcfg.second_look_min_score) if look else dcfg.detect_min_score,
+                                 max(dcfg.detect_max_peaks, dcfg.second_look_peaks) if look else dcfg.detect_max_peaks,
+                                 centroid=dcfg.detect_centroid)
+        first = [i < dcfg.detect_max_peaks and p.score >= dcfg.detect_min_score for i, p in enumerate(peaks)]
         if not peaks:
             return ()
-        cmm = np.array([search.to_mm(p.u, p.v) for p in peaks])
+        allmm = np.array([search.to_mm(p.u, p.v) for p in peaks])
         gray = to_gray(image)
-        if dcfg.centre_passes > 0:
-            cmm = refine_centres(gray, profile, cmm, search.z, dcfg)
-        mm, guesses = read_top_faces(gray, profile, cmm, search.z, top_model, dcfg)
+        mm, guesses = _read_candidates(gray, profile, allmm[first], search.z, top_model, dcfg)
         if dcfg.recentre_edges > 0:
             mm, guesses = recentre(gray, profile, mm, guesses, search.z, top_model, dcfg)
         kept = [i for i, g in enumerate(guesses) if is_found(g, dcfg)]
         scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in kept]
+        if len(kept) < dcfg.second_look_below and not all(first):
+            lmm, lg = second_look(gray, profile, allmm[[not f for f in first]], search.z, top_model, dcfg)
+            kept += range(len(guesses), len(guesses) + len(lg))
+            scores += [(1 - g.not_die) * g.probability - 1.0 for g in lg]  # after every first reading
+            mm, guesses = np.concatenate([mm, lmm]), guesses + lg
         mm = mm[kept]
     else:
         gray = to_gray(image)

@@ -34,6 +34,27 @@ class DiceConfig:
     (unsure, speckled cork read as a die: 140/0/22/24/2 -> 143/0/22/21/3) and cost ~1 ms: 8.
     Re-centring off, 8 -> 12 -> 16 with ``detect_min_score`` 0.15: 876/0/144/140/1 ->
     882/0/146/132/1 -> 897/1/143/119/2 (a wrong face and a false 4)."""
+    second_look_below: int = 2
+    """When the stage finds fewer dice than this (a pair is two), the detector's next peaks are read
+    too (a second look, ``board.second_look``): peaks beyond ``detect_max_peaks`` or below
+    ``detect_min_score``, down to ``second_look_min_score`` and up to ``second_look_peaks`` in all,
+    centred and read like the first ones, kept only when surely a die with a sure face (0: off).
+    Only the frames missing a die pay for it (52 of 300 on 900040-900339), so the median time stays.
+    Session 8, seen 900040-900339: of 56 missed dice, 13 had a peak the stage did not read
+    ("peak below the score or the peak limit": 14 by ``evaluate --why``), 9 of them read surely."""
+    second_look_peaks: int = 16
+    """See ``second_look_below``."""
+    second_look_min_score: float = 0.1
+    """See ``second_look_below``."""
+    second_look_first_max_notdie: float = 0.5
+    """A second-look peak is centred and read in full only when a first reading at the detector's
+    own centre gives P(not a die) below this (speed: most such peaks are board texture)."""
+    second_look_max_notdie: float = 0.003
+    """A second-look reading is a die only below this P(not a die) (stricter than ``top_notdie_max``:
+    among the 16 best peaks of a frame most are not dice; on 900040-900339 every second-look reading
+    below 0.01 with a face at 0.97 was a die the stage missed) ..."""
+    second_look_min_probability: float = 0.97
+    """... and with its face read at this probability or more (after the grid and 8-turn check)."""
     centre_passes: int = 1
     """Move each detector centre by the centre model (``die_centre.onnx``: the offset to the die its
     window shows) before the face is read, this many times, each from the last move's window

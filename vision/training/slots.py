@@ -265,12 +265,13 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float = 0.0, patch: int = SLOT_PATCH,
           max_frames: int | None = None, samples_per_epoch: int = 160_000, init_from: Path | None = None,
           lr: float = 3e-3, hand_labels: bool = False, arch: str = "fast", with_trays: bool = False,
-          bar_weight: float = 1.0, full_row_weight: float = 1.0) -> dict[str, Any]:
+          bar_weight: float = 1.0, full_row_weight: float = 1.0, empty_weight: float = 1.0) -> dict[str, Any]:
     """Train (or, ``init_from``, fine-tune with the exported batch norms frozen) a slot model on the
     cached frames; ``with_trays`` adds the tray renders; ``bar_weight`` multiplies how often an empty
     bar slot is drawn (the empty bar is the model's typical false "hand"); ``full_row_weight`` how often
     a slot of a point holding a full row or more (:func:`full_row_slots`: where one layer is read as
-    two and back, the model's typical stack error) is drawn."""
+    two and back, the model's typical stack error) is drawn; ``empty_weight`` how often an empty point
+    slot of a frame with no hand at all is drawn (the model's false "hand" on such frames)."""
     import torch
 
     torch.set_num_threads(1)
@@ -281,7 +282,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
         frames = frames[:max_frames]
     train_f = [r for r in frames if r.seed % HOLDOUT_MOD != 0]
     hold_f = [r for r in frames if r.seed % HOLDOUT_MOD == 0]
-    xs, ys, bars, fulls = [], [], [], []
+    xs, ys, bars, fulls, empties = [], [], [], [], []
     how: Counter[str] = Counter()
     for r in train_f:
         x, y = cached_slots(r, patch)
@@ -300,10 +301,12 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
         ys.append(y[keep])
         bars.append((on_bar & (y == 0))[keep])
         fulls.append((full & (y != HAND))[keep])
+        empties.append((~on_bar & (y == 0) & (not r.truth["hands"]["present"]))[keep])
     x = np.concatenate(xs)
     y = np.concatenate(ys)
     empty_bar = np.concatenate(bars)
     in_full_row = np.concatenate(fulls)
+    empty_clear = np.concatenate(empties)
     del xs
     if hand_labels:
         print(f"hand labels per slot: {dict(how)} frames", flush=True)
@@ -312,7 +315,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
           f" [{time.time() - t0:.0f}s]", flush=True)
     # oversample the rare classes (stacks, other) so they are learnt
     w = (np.array([1.0 / counts[int(v)] ** 0.5 for v in y]) * np.where(empty_bar, bar_weight, 1.0)
-         * np.where(in_full_row, full_row_weight, 1.0))
+         * np.where(in_full_row, full_row_weight, 1.0) * np.where(empty_clear, empty_weight, 1.0))
     model = slot_net(patch, arch)
     if init_from is not None:
         load_onnx_weights(model, init_from)
@@ -338,6 +341,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
                 f"frames whose scene seed % {HOLDOUT_MOD} == 0 held out",
         "slots": len(y), "label_smoothing": label_smoothing, "lr": lr, "with_tray_renders": with_trays,
         "empty_bar_weight": bar_weight, "full_row_weight": full_row_weight, "full_row_slots": int(in_full_row.sum()),
+        "empty_point_weight_no_hand": empty_weight,
         "init_from": None if init_from is None else f"{init_from.name} (weights of the previous model, fine-tuned, "
                                                     "batch norms frozen)",
         "classes": {SLOT_CLASSES[k]: v for k, v in sorted(counts.items())},
@@ -440,13 +444,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--bar-weight", type=float, default=1.0, help="draw empty bar slots this many times as often")
     p.add_argument("--full-row-weight", type=float, default=1.0,
                    help="draw the slots of points holding a full row or more this many times as often")
+    p.add_argument("--empty-weight", type=float, default=1.0,
+                   help="draw the empty point slots of frames with no hand this many times as often")
     a = p.parse_args(argv)
     if a.calibrate_only:
         print(json.dumps(recalibrate(a.out), indent=2))
         return 0
     rec = train(a.out, seed=a.seed, epochs=a.epochs, init_from=a.init_from, lr=a.lr, samples_per_epoch=a.samples_per_epoch,
                 label_smoothing=a.label_smoothing, hand_labels=a.hand_labels, arch=a.arch, with_trays=a.with_trays,
-                bar_weight=a.bar_weight, full_row_weight=a.full_row_weight)
+                bar_weight=a.bar_weight, full_row_weight=a.full_row_weight, empty_weight=a.empty_weight)
     print(json.dumps(rec, indent=2))
     return 0
 

@@ -128,11 +128,15 @@ def test_calls_and_threshold_tuning() -> None:
             {"label": 0, "at_found": [0.01, 0.01, 0.98], "hidden": False, "tilt": 0.0, "leaning_on": None},
             {"label": 1, "at_found": [0.02, 0.97, 0.01], "hidden": False, "tilt": 20.0, "leaning_on": "rail"},
             {"label": 2, "at_found": [0.001, 0.1, 0.899], "hidden": False, "tilt": 2.0, "leaning_on": "die_top"},
-            {"label": 2, "at_found": [0.0, 0.001, 0.999], "hidden": False, "tilt": 2.0, "leaning_on": "die_top"}]
+            {"label": 2, "at_found": [0.0, 0.001, 0.999], "hidden": False, "tilt": 2.0, "leaning_on": "die_top"},
+            {"label": 1, "at_found": None, "hidden": False, "tilt": 30.0, "leaning_on": "bar"},  # the die stage missed it
+            {"label": 1, "at_found": None, "hidden": True, "tilt": 0.0, "leaning_on": None}]  # under the other die
     pooled = tune(rows)  # one threshold from the flat dice's P(leaning) + P(on die): 0.99 -> 0.995
     assert pooled["leaning_min_probability"] == pooled["on_die_call_min_probability"] == pytest.approx(0.995)
     tp = tally(rows, pooled)
     assert (tp["flat_called_cocked"], tp["cocked_flat"], tp["cocked_found"], tp["cocked_unsure"]) == (0, 0, 2, 1)
+    assert (tp["cocked_n"], tp["cocked_not_found"], tp["flat_not_found"]) == (3, 1, 0)
+    assert tp["cocked_recall"] == pytest.approx(2 / 3, abs=1e-4) and tp["cocked_recall_of_all"] == pytest.approx(2 / 4)
     tu = tune(rows, pooled=False)
     assert tu["leaning_min_probability"] == pytest.approx(0.505) and tu["on_die_call_min_probability"] == pytest.approx(0.99)
     assert 0.02 < tu["flat_min_probability"] <= 0.99

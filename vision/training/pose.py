@@ -566,16 +566,22 @@ POSE_THRESHOLDS = ("leaning_min_probability", "on_die_call_min_probability", "fl
 
 
 def tally(rows: list[dict[str, Any]], th: dict[str, float], where: str = "at_found") -> dict[str, Any]:
-    """Counts of the calls over ``rows`` (only dice the die stage found when ``where`` is ``at_found``)."""
+    """Counts of the calls over ``rows`` (only dice the die stage found when ``where`` is ``at_found``;
+    the visible dice it missed are counted apart, ``flat_not_found`` / ``cocked_not_found``, and
+    ``cocked_recall_of_all`` is the share of every visible cocked die called cocked: session 8's fresh
+    901850-901899 lost 96 of 349 cocked dice before the pose stage, 98 of 802 flat ones)."""
     t: dict[str, Any] = {"flat_n": 0, "flat_called_cocked": 0, "flat_unsure": 0, "flat_called_on_die": 0,
                          "cocked_n": 0, "cocked_found": 0, "cocked_unsure": 0, "cocked_flat": 0,
-                         "on_die_n": 0, "on_die_found": 0}
+                         "on_die_n": 0, "on_die_found": 0, "flat_not_found": 0, "cocked_not_found": 0}
     by_kind: dict[str, list[int]] = {}
     by_band: dict[str, list[int]] = {}
     wrong: list[str] = []
     for r in rows:
         p = probs(r, where)
-        if p is None or r["hidden"]:
+        if r["hidden"]:
+            continue
+        if p is None:
+            t["flat_not_found" if r["label"] == 0 else "cocked_not_found"] += 1
             continue
         c = call(p, th)
         on = bool(c) and p[2] >= th["on_die_min_probability"]
@@ -602,6 +608,8 @@ def tally(rows: list[dict[str, Any]], th: dict[str, float], where: str = "at_fou
             k[0] += 1
             k[1 + (0 if c is True else 1 if c is None else 2)] += 1
     t["cocked_recall"] = round(t["cocked_found"] / t["cocked_n"], 4) if t["cocked_n"] else None
+    seen = t["cocked_n"] + t["cocked_not_found"]
+    t["cocked_recall_of_all"] = round(t["cocked_found"] / seen, 4) if seen else None
     t["flat_called_cocked_rate"] = round(t["flat_called_cocked"] / t["flat_n"], 5) if t["flat_n"] else None
     t["cocked_by_kind_n_found_unsure_flat"] = dict(sorted(by_kind.items()))
     t["cocked_by_tilt_n_found_unsure_flat"] = dict(sorted(by_band.items(), key=lambda kv: (kv[0] == "on die", int(kv[0].split("-")[0]) if kv[0][0].isdigit() else 0)))

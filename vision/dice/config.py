@@ -46,9 +46,14 @@ class DiceConfig:
     """See ``second_look_below``."""
     second_look_min_score: float = 0.1
     """See ``second_look_below``."""
-    second_look_first_max_notdie: float = 0.5
+    second_look_first_max_notdie: float = 0.05
     """A second-look peak is centred and read in full only when a first reading at the detector's
-    own centre gives P(not a die) below this (speed: most such peaks are board texture)."""
+    own centre gives P(not a die) below this (speed: most such peaks are board texture).  Right /
+    wrong / unsure / missed / false, 0.5 -> 0.2 -> 0.1 -> 0.05: 900040-900339 489/0/64/47/1 for all;
+    900340-900579 396/0/43/41/0, the same, 395/0/43/42/0, 395/0/42/43/0 (no second look
+    392/0/41/47/0).  The dice stage's CPU on the bench frames 900000-900019 (loaded machine, median
+    of per-frame medians, off -> on): 0.5 9.57 -> 9.86 ms, 0.2 9.06 -> 9.36 ms, 0.05 9.15 -> 9.11 ms
+    and 9.19 -> 9.23 ms: the frames that look again (5 of 20) pay ~1.1-1.6 ms instead of up to 4.4."""
     second_look_max_notdie: float = 0.003
     """A second-look reading is a die only below this P(not a die) (stricter than ``top_notdie_max``:
     among the 16 best peaks of a frame most are not dice; on 900040-900339 every second-look reading

@@ -160,9 +160,13 @@ def test_a_second_look_keeps_only_sure_dice_and_reads_in_full_only_plausible_pea
     monkeypatch.setattr(board, "centre_refiner", lambda: None)
     peaks = np.array([DIE, (DIE[0] + 3.0, DIE[1]), (DIE[0] + 60.0, DIE[1])])
     gray = np.zeros((20, 20), np.uint8)
-    mm, g = board.second_look(gray, None, peaks, Z, None, DiceConfig())  # type: ignore[arg-type]
+    mm, g = board.second_look(gray, None, peaks, Z, None, DiceConfig(second_look_first_max_notdie=0.5))  # type: ignore[arg-type]
     assert mm.tolist() == [list(DIE)] and [x.face for x in g] == [5]
     assert FULL_READS == [2]
+    # the default bar of a first reading (0.05): only the die-like peak is read in full
+    FULL_READS.clear()
+    mm, g = board.second_look(gray, None, peaks, Z, None, DiceConfig())  # type: ignore[arg-type]
+    assert mm.tolist() == [list(DIE)] and FULL_READS == [1]
     # a stricter bar than the stub's sure reading (P(not a die) 0.001): nothing kept
     mm, g = board.second_look(gray, None, peaks, Z, None, DiceConfig(second_look_max_notdie=0.0005))  # type: ignore[arg-type]
     assert len(mm) == 0 and g == []

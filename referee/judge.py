@@ -107,7 +107,10 @@ class LikelihoodConfig:
     look_weight: float = 0.5  # each look beyond the first counts this much (looks are correlated)
     illegal_prior: float = 0.02  # prior of each named illegal board against 1 for each legal play
     legal_margin: float = 0.98  # posterior of the best legal play to take it as sure
-    illegal_margin: float = 0.995  # posterior of the best illegal board to call it
+    # posterior of the best illegal board to call it: 0.99 (session 8, was 0.995) on all nine seen recording sets
+    # 7216-7321 (0 false alarms, 0 wrong names either way; docs/referee_vision.md, session 8): a play lifted early
+    # whose moved checkers are read unsure leaves ~0.6 % on a wrong-distance board (7275 s6g: 0.9945)
+    illegal_margin: float = 0.99
     illegal_max_legal: float = 1e-2  # the legal plays together must hold less than this to call
     fit_p: float = 0.99  # a sure or illegal board must agree with every region whose reading is this likely right
     kind_doubt: float = 0.001  # an unclear illegal board is called only if this little of it is of the other kind

@@ -150,3 +150,19 @@ def test_what_an_unsure_judgement_leaves_in_doubt() -> None:
     for i, w, b, odds in doubt:
         assert (w, b) == ((0, 4) if i == 12 else other[i]) and abs(odds - (1.0 if i == 12 else 0.1)) < 1e-9, (i, odds)
     assert judge_play(START, Dice(3, 1), [look(after(START, (3, 1), "8/5 6/5"))]).kind is JudgementKind.LEGAL
+
+
+def test_a_play_lifted_early_whose_moved_checkers_are_read_unsure_is_called_at_099() -> None:
+    """A die left unplayed (8/5 of a 3-1), every region read surely but the two the checker left and reached (read at
+    0.5): the incomplete board holds ~0.993 of the posterior, the rest on boards of the same throw a misread there
+    would make (7275 s6g: 0.9945).  Called at ``illegal_margin`` 0.99 (session 8); 0.995 held it."""
+    bad = next(b for b, k in illegal_boards(START, Dice(3, 1), legal_plays(START, Dice(3, 1))).items()
+               if k == "incomplete" and b[4] == (1, 0) and b[7] == (2, 0))  # 8/5 alone
+    lk = list(reading_of(bad, 1.0))
+    for i in (4, 5):  # WHITE's 5 and 6 points
+        lk[i] = replace(lk[i], confidence=0.5)
+    j = judge_play(START, Dice(3, 1), [tuple(lk)], weak=())
+    assert j.kind is JudgementKind.ILLEGAL and j.label == "incomplete", j
+    assert 0.99 <= j.posterior < 0.995, j.posterior
+    assert judge_play(START, Dice(3, 1), [tuple(lk)], replace(CFG, illegal_margin=0.995), weak=()).kind \
+        is not JudgementKind.ILLEGAL

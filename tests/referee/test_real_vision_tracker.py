@@ -711,6 +711,29 @@ def test_an_illegal_play_is_called_when_every_alternative_in_doubt_names_it_the_
     assert verdict_in_doubt(laws, (5, 4), board_of(bad), "bar", ((24, -1, 0, 0.0),))
 
 
+def test_an_illegal_play_after_an_unsure_one_is_called_when_nothing_in_doubt_could_change_it() -> None:
+    """Session 8: a play after one judged unsure (the laws' board not ``known``) was never called, whatever that play
+    left in doubt; 29 misses on s7a+s7b ("not allowed").  What the unsure play left in doubt (``TrackerState.doubt``) is
+    re-judged on the call (``verdict_in_doubt``), so ``known`` false no longer bars it: WHITE's 22/18 with a checker
+    on the bar is called with nothing in doubt, or a doubt the verdict does not depend on; a count in doubt on his
+    bar still makes it asked (7280 s6g)."""
+    white = [0] * 26
+    black = list(START.black)
+    white[25], white[22], white[13], white[8], white[6] = 1, 1, 5, 3, 5
+    laws = Position(tuple(white), tuple(black), Side.WHITE)
+    moved = list(white)
+    moved[22], moved[18] = 0, 1
+    bad = Position(tuple(moved), tuple(black), Side.BLACK)
+    dice = (sure_face(die(5, Area.RIGHT_TABLE, W_SPOTS[0])), sure_face(die(4, Area.RIGHT_TABLE, W_SPOTS[1])))
+    stream = _bar_unread(Script(seq=10).show(laws, dice).show(bad, dice).show(bad))
+    state = TrackerState(phase=TPhase.TO_THROW, turn=Side.WHITE, board=board_of(laws), sent=board_of(laws),
+                         start=board_of(laws), game=1, move=20, cube_face=64, known=False)
+    for doubt, called in (((), True), (((5, -1, 0, 0.0),), True), (((24, -1, 0, 0.0),), False)):
+        tr = Tracker(REAL, replace(state, doubt=doubt))
+        out = [e for o in stream for e in tr.feed(o)]
+        notes = [e.note for e in out if isinstance(e.event, PositionObserved)]
+        assert any("only an illegal play (bar)" in n for n in notes) is called, (doubt, notes)
+
 def test_what_is_in_doubt_leaves_when_read_as_the_laws_have_it_between_plays_never_mid_play() -> None:
     """An alternative in doubt (``TrackerState.doubt``) is weighed by every scene between plays: read surely as the
     laws have it (twice: each look counts ``look_weight``), it leaves.  A scene that reads checkers surely where the

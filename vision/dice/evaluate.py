@@ -233,7 +233,9 @@ def evaluate(seeds: list[int], width: int, height: int, cfg: VisionConfig, dcfg:
 
 MISS_CAUSES = ("hand in the frame", "no detector peak", "peak below the score or the peak limit",
                "face model: not a die", "read as a die, then merged or dropped")
-"""Why a die was missed (:func:`miss_cause`), in the order the causes are tested."""
+"""Why a die was missed (:func:`miss_cause`), in the order the causes are tested.  A peak the first
+look did not read counts as "peak below the score or the peak limit" whether or not the second
+look (``board.second_look``) read and rejected it."""
 
 
 def miss_cause(die: dict[str, Any], hand: bool, peaks: list[tuple[float, float, float]],

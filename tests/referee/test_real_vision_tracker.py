@@ -826,3 +826,31 @@ def test_an_early_throw_is_called_on_the_movers_die_only_when_its_face_was_read(
         if not called:
             asked = [j.verdict.director for j in ses.judged if j.verdict.kind is VerdictKind.CHECK]
             assert any("premature" in a for a in asked), asked
+
+
+def test_a_wrong_double_after_a_held_play_is_called_when_an_earlier_play_was_unsure() -> None:
+    """Session 8: the play before a wrong double, held for which legal play it was and released by the cube turn,
+    leaves whose turn it is as the laws have it when its throw was read (both faces) -- whatever plays before it were
+    judged unsure: which legal play an earlier throw was played as does not change whose turn it is.  (Session 7 asked
+    unless every earlier play was sure.)  After a throw not read whole it is still asked."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    p2 = after(p1, (6, 4), "24/18 13/9")
+    for black, called in (((sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[1]))), True),
+                          ((sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])),), False)):
+        s = opened(Script())
+        n = len(s.out)  # (here WHITE's opening play is taken as judged unsure: the laws' board not ``known``)
+        s.show(p1, black).show(p2, black).show(p2)
+        s.cube = cube(4, CubePosition.BLACK_SIDE)  # WHITE offers at 4 with the cube in the middle: a wrong value
+        s.show(p2)
+        half = {6: (0, 1), 15: (0, 1), 10: (0, 1), 11: (0, 5)}
+        s.out[-12:] = [replace(o, confident=False, points=tuple(CountReading(*half[i], 0.0) if i in half else r
+                                                                  for i, r in enumerate(o.points)))
+                       for o in s.out[-12:]]
+        ses = Session.start(SessionInfo(), None, tracker_config=REAL, evidence=False)
+        for k, obs in enumerate(s):
+            if k == n:
+                ses.tracker.state = replace(ses.tracker.state, known=False)
+            ses.process(obs)
+        ses.flush()
+        codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+        assert codes == ([("cube-wrong-value", Side.WHITE)] if called else []), (called, codes)

@@ -39,17 +39,23 @@ class DiceConfig:
     too (a second look, ``board.second_look``): peaks beyond ``detect_max_peaks`` or below
     ``detect_min_score``, down to ``second_look_min_score`` and up to ``second_look_peaks`` in all,
     centred and read like the first ones, kept only when surely a die with a sure face (0: off).
-    Only the frames missing a die pay for it (52 of 300 on 900040-900339), so the median time stays.
-    Session 8, seen 900040-900339: of 56 missed dice, 13 had a peak the stage did not read
-    ("peak below the score or the peak limit": 14 by ``evaluate --why``), 9 of them read surely."""
-    second_look_peaks: int = 16
-    """See ``second_look_below``."""
-    second_look_min_score: float = 0.1
-    """See ``second_look_below``."""
+    Only the frames missing a die pay for it (52 of 300 on 900040-900339).  Session 8, seen
+    900040-900339: of 56 missed dice, 13 had a peak the stage did not read ("peak below the score or
+    the peak limit": 14 by ``evaluate --why``), 9 of them read surely."""
+    second_look_peaks: int = 12
+    """See ``second_look_below``.  16 peaks down to score 0.1 read 2 more dice on 900040-900339
+    (489/0/64/47/1 against 487/0/64/49/1) and 1 more on 900340-900579 (395/0/42/43/0 against
+    394/0/41/45/0) but made the dice stage ~0.3 ms CPU slower at 720p and 0.5 ms at 1080p on the
+    bench (``bgref bench vision --frames 20 --repeats 11``, two runs each, off -> on: 9.32 / 9.56 ->
+    9.63 / 9.86 ms); 12 peaks down to 0.13: 9.52 / 9.16 -> 8.99 / 8.90 ms at 720p, 9.89 / 9.78 ->
+    9.97 / 9.66 ms at 1080p (load ~7, noise ~0.3 ms): not slower."""
+    second_look_min_score: float = 0.13
+    """See ``second_look_below`` and ``second_look_peaks``."""
     second_look_first_max_notdie: float = 0.05
     """A second-look peak is centred and read in full only when a first reading at the detector's
-    own centre gives P(not a die) below this (speed: most such peaks are board texture).  Right /
-    wrong / unsure / missed / false, 0.5 -> 0.2 -> 0.1 -> 0.05: 900040-900339 489/0/64/47/1 for all;
+    own centre gives P(not a die) below this (speed: most such peaks are board texture).  With 16
+    peaks down to 0.1, right / wrong / unsure / missed / false, 0.5 -> 0.2 -> 0.1 -> 0.05:
+    900040-900339 489/0/64/47/1 for all;
     900340-900579 396/0/43/41/0, the same, 395/0/43/42/0, 395/0/42/43/0 (no second look
     392/0/41/47/0).  The dice stage's CPU on the bench frames 900000-900019 (loaded machine, median
     of per-frame medians, off -> on): 0.5 9.57 -> 9.86 ms, 0.2 9.06 -> 9.36 ms, 0.05 9.15 -> 9.11 ms

@@ -406,7 +406,7 @@ def read_dice(
         kept = [i for i, g in enumerate(guesses) if is_found(g, dcfg)]
         scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in kept]
         if len(kept) < dcfg.second_look_below and not all(first):
-            lmm, lg = second_look(gray, profile, allmm[[not f for f in first]], search.z, top_model, dcfg)
+            lmm, lg = second_look(gray, profile, allmm[[not f for f in first]][: dcfg.second_look_max_reads], search.z, top_model, dcfg)
             kept += range(len(guesses), len(guesses) + len(lg))
             scores += [(1 - g.not_die) * g.probability - 1.0 for g in lg]  # after every first reading
             mm, guesses = np.concatenate([mm, lmm]), guesses + lg

@@ -49,6 +49,12 @@ class DiceConfig:
     bench (``bgref bench vision --frames 20 --repeats 11``, two runs each, off -> on: 9.32 / 9.56 ->
     9.63 / 9.86 ms); 12 peaks down to 0.13: 9.52 / 9.16 -> 8.99 / 8.90 ms at 720p, 9.89 / 9.78 ->
     9.97 / 9.66 ms at 1080p (load ~7, noise ~0.3 ms): not slower."""
+    second_look_max_reads: int = 4
+    """At most this many of those peaks (the best first) are read by the second look (speed: each
+    costs a face-model read, ~0.1 ms).  12 -> 4: 900040-900339 487/0/64/49/1 -> 486/0/64/50/1,
+    900340-900579 394/0/41/45/0 -> 393/0/41/46/0.  Paired bench runs at load ~2 (off -> on, dice
+    stage CPU at 720p): 12 reads 7.87 / 8.11 -> 8.31 / 8.45 ms (slower by ~0.3 ms), 4 reads
+    9.16 / 8.31 -> 8.32 / 7.63 ms (1080p 8.52 / 8.60 -> 9.09 / 8.54): within the noise."""
     second_look_min_score: float = 0.13
     """See ``second_look_below`` and ``second_look_peaks``."""
     second_look_first_max_notdie: float = 0.05

@@ -681,14 +681,9 @@ def test_an_illegal_play_is_never_called_when_what_is_in_doubt_on_the_laws_board
         assert TrackerState.from_json(tr.state.to_json()) == tr.state
 
 
-def test_an_illegal_play_is_called_when_every_alternative_in_doubt_names_it_the_same() -> None:
-    """The region test (session 7) asked every call with a count in doubt where the opponent might hold a point
-    or a blot, anywhere: s5g lost 17 catches called from a board that matched the game, blocked by an alternative
-    the verdict did not depend on (a point read at 0 all game, under the cube).  The call is now re-judged from
-    every alternative start the doubt allows (``verdict_in_doubt``): BLACK's 24 point holding one, not two, leaves
-    WHITE's 22/18 with a checker on the bar a 'bar' play, called; his bar holding none makes it another play
-    (asked), as does a count in doubt where the play moved (22).  A BLACK checker doubted on WHITE's 13 point is
-    no board a game can reach (7257 s5h: a blot doubted as two, then hit surely): it blocks nothing."""
+def _bar_play_22_18() -> tuple[Position, Position, list[BoardObservation], TrackerState]:
+    """WHITE with a checker on the bar plays 22/18 with 54 (a 'bar' play): the laws' board, the board after, the
+    observations (his bar read at confidence 0) and the tracker's state before his throw."""
     white = [0] * 26
     black = list(START.black)
     white[25], white[22], white[13], white[8], white[6] = 1, 1, 5, 3, 5
@@ -700,6 +695,18 @@ def test_an_illegal_play_is_called_when_every_alternative_in_doubt_names_it_the_
     stream = _bar_unread(Script(seq=10).show(laws, dice).show(bad, dice).show(bad))
     state = TrackerState(phase=TPhase.TO_THROW, turn=Side.WHITE, board=board_of(laws), sent=board_of(laws),
                          start=board_of(laws), game=1, move=20, cube_face=64)
+    return laws, bad, stream, state
+
+
+def test_an_illegal_play_is_called_when_every_alternative_in_doubt_names_it_the_same() -> None:
+    """The region test (session 7) asked every call with a count in doubt where the opponent might hold a point
+    or a blot, anywhere: s5g lost 17 catches called from a board that matched the game, blocked by an alternative
+    the verdict did not depend on (a point read at 0 all game, under the cube).  The call is now re-judged from
+    every alternative start the doubt allows (``verdict_in_doubt``): BLACK's 24 point holding one, not two, leaves
+    WHITE's 22/18 with a checker on the bar a 'bar' play, called; his bar holding none makes it another play
+    (asked), as does a count in doubt where the play moved (22).  A BLACK checker doubted on WHITE's 13 point is
+    no board a game can reach (7257 s5h: a blot doubted as two, then hit surely): it blocks nothing."""
+    laws, bad, stream, state = _bar_play_22_18()
     for doubt, called in ((((0, 0, -1, 0.0),), True), (((0, 0, -1, 0.0), (5, -1, 0, 0.0)), True),
                           (((0, 0, -1, 0.0), (24, -1, 0, 0.0)), False), (((21, -1, 0, 0.0),), False),
                           (((12, 0, 1, 5.0), (0, 0, 1, 0.0)), True)):
@@ -717,22 +724,14 @@ def test_an_illegal_play_after_an_unsure_one_is_called_when_nothing_in_doubt_cou
     re-judged on the call (``verdict_in_doubt``), so ``known`` false no longer bars it: WHITE's 22/18 with a checker
     on the bar is called with nothing in doubt, or a doubt the verdict does not depend on; a count in doubt on his
     bar still makes it asked (7280 s6g)."""
-    white = [0] * 26
-    black = list(START.black)
-    white[25], white[22], white[13], white[8], white[6] = 1, 1, 5, 3, 5
-    laws = Position(tuple(white), tuple(black), Side.WHITE)
-    moved = list(white)
-    moved[22], moved[18] = 0, 1
-    bad = Position(tuple(moved), tuple(black), Side.BLACK)
-    dice = (sure_face(die(5, Area.RIGHT_TABLE, W_SPOTS[0])), sure_face(die(4, Area.RIGHT_TABLE, W_SPOTS[1])))
-    stream = _bar_unread(Script(seq=10).show(laws, dice).show(bad, dice).show(bad))
-    state = TrackerState(phase=TPhase.TO_THROW, turn=Side.WHITE, board=board_of(laws), sent=board_of(laws),
-                         start=board_of(laws), game=1, move=20, cube_face=64, known=False)
+    _, _, stream, state = _bar_play_22_18()
+    state = replace(state, known=False)
     for doubt, called in (((), True), (((5, -1, 0, 0.0),), True), (((24, -1, 0, 0.0),), False)):
         tr = Tracker(REAL, replace(state, doubt=doubt))
         out = [e for o in stream for e in tr.feed(o)]
         notes = [e.note for e in out if isinstance(e.event, PositionObserved)]
         assert any("only an illegal play (bar)" in n for n in notes) is called, (doubt, notes)
+
 
 def test_what_is_in_doubt_leaves_when_read_as_the_laws_have_it_between_plays_never_mid_play() -> None:
     """An alternative in doubt (``TrackerState.doubt``) is weighed by every scene between plays: read surely as the

@@ -11,6 +11,8 @@ Stages (each a plain function):
    ``die_face_board.onnx`` (the previous reader);
 3. one die, one reading: a reading on the line toward the camera within ~1.4 edges of another is
    that die's side face (``side_face_readings``), and readings closer than an edge are one die;
+   a face the pose model doubts is flat is unsure when one edge farther from the camera another
+   face reads as a die nobody read (``unread_tops``: the side face of a die whose top was missed);
 4. ``pose_of``: flat / cocked / on the other die from the top face's geometry in board coordinates
    (:mod:`vision.dice.pose`: the image rectified on the planes z = edge and z = 2 edges); inside the
    uncertainty band the answer is None ("unsure"), never a guess;
@@ -230,6 +232,29 @@ def side_face_readings(mm: npt.NDArray[Any], camera_xy: tuple[float, float], edg
     return out
 
 
+def unread_tops(gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any], camera_xy: tuple[float, float],
+                z: float, guesses: list[FaceGuess], model: FaceClassifier, which: list[int],
+                dcfg: DiceConfig = DICE) -> set[int]:
+    """Of the readings ``which`` (board mm ``mm``, their ``guesses``), those that are the side face of
+    a die whose top was not read: the point ``DiceConfig.side_face_away_edges`` die edges (``z``)
+    farther from the camera's foot reads as a die (P(not a die) below ``top_notdie_max``) with
+    another face, and no reading lies within ``same_die_edges`` of it (a die touching another behind
+    it is not doubted: that one is read).  :func:`side_face_readings` drops a side face when its top
+    is read too; this catches the side read alone."""
+    if dcfg.side_face_away_edges <= 0 or not which:
+        return set()
+    cx, cy = camera_xy
+    d = mm[:, :2] - np.array([cx, cy])
+    n = np.linalg.norm(d, axis=1, keepdims=True)
+    away = mm[:, :2] + dcfg.side_face_away_edges * z * d / np.maximum(n, 1e-9)
+    free = [i for i in which if np.linalg.norm(mm[:, :2] - away[i], axis=1).min() >= dcfg.same_die_edges * z]
+    if not free:
+        return set()
+    g = first_readings(gray, profile, away[free], z, model)
+    return {i for i, a in zip(free, g, strict=True)
+            if a.not_die < dcfg.top_notdie_max and a.face != guesses[i].face}
+
+
 def pose_of(gray: npt.NDArray[Any], profile: Any, centres: list[tuple[float, float]],
             dcfg: DiceConfig = DICE) -> list[tuple[bool | None, float, bool, float]]:
     """(cocked, confidence, on the other die, P(flat)) per die centre (board mm), from the top face's
@@ -438,17 +463,22 @@ def read_dice(
     mm = mm[chosen]
     centres = [(float(x), float(y)) for x, y in mm[:, :2]]
     poses = pose_of(gray, profile, centres, dcfg)
+    # a face standing on a reading the pose model doubts is flat may be a side face read alone
+    doubted = [j for j, (i, p) in enumerate(zip(kept, poses, strict=True))
+               if p[3] < 0.5 and guesses[i].probability >= face_needed(p[3], config, dcfg)]
+    sides = unread_tops(gray, profile, mm, search.camera_xy, edge, [guesses[i] for i in kept], top_model,
+                        doubted, dcfg) if top_model is not None else set()
     out: list[DieReading] = []
     if top_model is not None:  # image squares of the dice read (boxes, body colour)
         cands = [Square(0, 0, 0)] * len(guesses)
         for i, sq in zip(kept, squares_at(profile, mm, search.z), strict=True):
             cands[i] = sq
-    for i, (x, y), (cocked, cconf, on_die, p_flat) in zip(kept, centres, poses, strict=True):
+    for j, (i, (x, y), (cocked, cconf, on_die, p_flat)) in enumerate(zip(kept, centres, poses, strict=True)):
         c, g = cands[i], guesses[i]
         owner = owner_of(die_colour(image, c), dcfg) if dcfg.white_dice_bgr is not None else None
         need = face_needed(p_flat, config, dcfg)
         leaning = cocked is True and not on_die  # a die on the other die lies flat on it: its top is level
-        face = g.face if g.probability >= need and (dcfg.cocked_face or not leaning) else None
+        face = g.face if g.probability >= need and (dcfg.cocked_face or not leaning) and j not in sides else None
         out.append(DieReading(
             face=face, face_confidence=round(g.probability, 4), cocked=cocked, cocked_confidence=round(cconf, 4),
             area=layout.area_of(x, y), boundary_mm=round(float(layout.distance_to_boundary_mm(x, y)), 2),

@@ -270,4 +270,13 @@ class DiceConfig:
     side_face_angle_deg: float = 35.0
     """... when their line lies within this angle of the direction to the camera's foot (tuning seeds:
     1.4 edges / 35 degrees removed the one false die, a side face; 1.6 also dropped a touching die)."""
-
+    side_face_away_edges: float = 1.0
+    """A reading whose point this many die edges farther from the camera's foot reads as a die
+    (P(not a die) below ``top_notdie_max``) with another face, where no other reading lies, is the
+    side face of that unread die: its face is unsure (``board.unread_tops``; 0: off).  Rectified on
+    the plane of the top, a die's side toward the camera can be found alone when its top is not:
+    902793 read such a side, 18 mm off a flat 2, as 4 at 0.99 (its top, one edge on, reads 2).
+    Checked only where the pose model's P(flat) is below 0.5 (a side is no flat top; most frames
+    pay no model call).  Right / wrong / unsure / missed / false, off -> 1.0: seen 900040-900339
+    486/0/64/50/1 both, 900340-900579 393/0/41/46/0 both, 902700-902799 158/1/22/19/2 ->
+    158/0/23/19/2 (that frame made the rule: seen, not held out)."""

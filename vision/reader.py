@@ -131,6 +131,8 @@ class BoardReader:
                                                                cfg.slot_layer_error_cap)
         clock.lap("checkers")
         dice: tuple[DieReading, ...] = read_dice(image, profile, self.faces, cfg, st.dice)
+        if covered:
+            dice = tuple(d for d in dice if not _in_regions(profile, covered, d.center_mm))
         clock.lap("dice")
         cube = self._cube(image, st, live)
         clock.lap("cube")
@@ -159,6 +161,25 @@ class BoardReader:
                 and cube.position_confidence >= cfg.observation_min_confidence)
         st.cube_kept = (st.cube_watch.snapshot(image), cube) if live and sure and cube is not None else None
         return cube
+
+
+def _in_regions(profile: Any, names: frozenset[str], xy: tuple[float, float]) -> bool:
+    """Does the board point ``xy`` (mm) lie in one of the named regions (``REGION_NAMES``; a point as its
+    whole column, base to tip, as the gate covers it)?  A die lying in a covered region is not reported:
+    nothing is read from under a hand."""
+    x, y = xy
+    layout = profile.layout
+    polys = None
+    for name in names:
+        if name.startswith("p"):
+            if layout.point_rect(int(name[1:])).contains(x, y):
+                return True
+            continue
+        polys = polys if polys is not None else profile.region_polygons_mm()
+        poly = np.asarray(polys[name], np.float32)[:, :2]
+        if cv2.pointPolygonTest(poly, (float(x), float(y)), False) >= 0:
+            return True
+    return False
 
 
 class _StageClock:

@@ -1860,17 +1860,21 @@ class Tracker:
         # (no look kept -- the session was resumed since -- the scene at hand is the look)
         looks = self._looks or ([sc.readings] if sc is not None and sc.readings else [])
         self._looks = []
+        # a throw with a face unread, released by dice every one of which lies in the mover's own right-hand table:
+        # his rethrow, so a dance of it is not preferred over the throw taken back (7298 s7a); released by the
+        # opponent's throw or a board changed with no dice, the dance (or the play) stands (7317 s7b)
+        again = sc is not None and bool(sc.dice) and all(self._owner_by_place(d) is turn for d in sc.dice)
         if 0 not in dice:
             roll, j = self._roll_judged(before, dice, looks, open_roll=s.hold_throw)
         else:
-            roll, j = judge_throw(before, dice, looks, cfg, weak=s.weak)
+            roll, j = judge_throw(before, dice, looks, cfg, weak=s.weak, rethrown=again)
         if sc is not None and sc.readings and looks != [sc.readings]:
             # the look at hand is the latest word: a board corrected since the earlier looks (7225 h5: 13/11
             # 13/10 read surely at the next throw, 13/11 8/5 put on record from the looks before the correction)
             if 0 not in dice:
                 now_roll, now = self._roll_judged(before, dice, [sc.readings], open_roll=s.hold_throw)
             else:
-                now_roll, now = judge_throw(before, dice, [sc.readings], cfg, weak=s.weak)
+                now_roll, now = judge_throw(before, dice, [sc.readings], cfg, weak=s.weak, rethrown=again)
             if (now.kind is JudgementKind.LEGAL and now.fits and not now.unplayed and now.play is not None
                     and (now.board != j.board or now_roll != roll)):
                 # (one look against the earlier ones: on record as the likeliest, never the ground for

@@ -31,7 +31,7 @@ from rules.laws.verdicts import VerdictKind
 from rules.notation import parse_play
 from rules.position import Position, Side
 from rules.record import Move
-from tests.referee.scenes import B_SPOTS, W_SPOTS, Script, cube, die
+from tests.referee.scenes import B_SPOTS, W_SPOTS, Script, cube, die, thrown
 from vision.geometry import Area
 from vision.observation import BoardObservation, CountReading, CubePosition, DieReading
 
@@ -853,3 +853,32 @@ def test_a_wrong_double_after_a_held_play_is_called_when_an_earlier_play_was_uns
         ses.flush()
         codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
         assert codes == ([("cube-wrong-value", Side.WHITE)] if called else []), (called, codes)
+
+
+def test_a_dance_with_a_face_unread_is_taken_back_when_the_same_player_throws_again() -> None:
+    """7298 s7a: BLACK, on the bar, threw a 6 and a die never read, and lifted his dice with nothing moved; the only
+    roll with a 6 that cannot enter is 6-6, so the throw went on record as a 6-6 dance -- but he was picking up a
+    cocked throw to throw again.  Held until the next throw: when every die of it lies in BLACK's own table (his
+    rethrow) the throw was taken back; when WHITE throws next, the dance stands (7317 s7b)."""
+    p1 = after(START, (2, 1), "13/11 6/5")
+    p2 = after(p1, (6, 4), "24/18 13/9")
+    p3 = after(p2, (6, 1), "13/7* 8/7")  # BLACK on the bar; WHITE's home board holds only his 6-point
+    danced = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), unread(die(3, Area.LEFT_TABLE, B_SPOTS[1])))
+    again = thrown(Side.BLACK, 4, 3)
+    white = thrown(Side.WHITE, 3, 1)
+    for rethrow, next_dice, text, want in ((True, again, "bar/21 13/10", [(Side.BLACK, [3, 4])]),
+                                          (False, white, "8/5 6/5", [(Side.BLACK, [6, 6]), (Side.WHITE, [1, 3])])):
+        s = Script()
+        s.show(START).show(START, (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.LEFT_TABLE, B_SPOTS[0])))
+        s.show(p1)
+        s.show(p1, thrown(Side.BLACK, 6, 4)).show(p2, thrown(Side.BLACK, 6, 4)).show(p2)
+        s.show(p2, thrown(Side.WHITE, 6, 1)).show(p3, thrown(Side.WHITE, 6, 1)).show(p3)
+        s.show(p3, danced).show(p3)  # lifted, nothing moved
+        mover = Side.BLACK if rethrow else Side.WHITE
+        p4 = after(p3.with_turn(mover) if p3.turn is not mover else p3, (4, 3) if rethrow else (3, 1), text)
+        s.show(p3, next_dice).show(p4, next_dice).show(p4)
+        ses = session_run(s)
+        assert ses.stats.infractions == 0
+        throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
+        assert [(t.player, sorted(t.values)) for t in throws][2:] == want, (rethrow, throws)
+        assert ses.machine.position == p4

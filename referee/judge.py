@@ -470,8 +470,8 @@ def judge_throw(before: Position, known: Sequence[int], looks: Sequence[Look],
     ``known`` read below the certainty that rules out a misread: a roll disagreeing with one is tried
     too, weighed by ``face_doubt`` (7256 s5h: a 5-1 whose 1 was read as a 5 at 0.993, its play no 5-5 play).
     A roll that disagrees with a face read is never ``LEGAL`` (sure): the players check it.
-    ``rethrown``: the same player threw again next (his dice in his own table): with a face unread, the
-    only roll that cannot move (a dance) is not preferred over the throw taken back (7298 s7a: a cocked
+    ``rethrown``: the same player threw again next (his dice in his own table): with a face unread, a board
+    left as it stood is the throw taken back, not a dance of a roll that cannot move (7298 s7a: a cocked
     throw picked up and rethrown, recorded as a 6-6 dance from the bar, and the record left the game).
 
     >>> from rules.position import Position
@@ -518,7 +518,7 @@ def judge_throw(before: Position, known: Sequence[int], looks: Sequence[Look],
     best = max(scored, key=lambda x: x[0])
     post = math.exp(best[0] - top) / z
     board_post = sum(math.exp(x[0] - top) for x in scored if x[2] == best[2]) / z
-    if unplayed > best[0] and (best[2] != still or (rethrown and len(faces) < 2)):
+    if (unplayed > best[0] and best[2] != still) or (rethrown and len(faces) < 2 and best[2] == still):
         # the board as it stood, and no roll leaves it so: the throw was taken back (void, picked up)
         return best[1], Judgement(JudgementKind.UNSURE, still, None, math.exp(unplayed - top) / z, 1.0 - board_post,
                                   unplayed=True, fits=_fits(still, looks, cfg))

@@ -1861,7 +1861,7 @@ class Tracker:
         looks = self._looks or ([sc.readings] if sc is not None and sc.readings else [])
         self._looks = []
         # a throw with a face unread, released by dice every one of which lies in the mover's own right-hand table:
-        # his rethrow, so a dance of it is not preferred over the throw taken back (7298 s7a); released by the
+        # his rethrow, so a board left as it stood is the throw taken back, not a dance (7298 s7a); released by the
         # opponent's throw or a board changed with no dice, the dance (or the play) stands (7317 s7b)
         again = sc is not None and bool(sc.dice) and all(self._owner_by_place(d) is turn for d in sc.dice)
         if 0 not in dice:

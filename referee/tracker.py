@@ -1186,7 +1186,12 @@ class Tracker:
             return out  # where the laws have it (put back after a void offer, or unchanged)
         if face != s.cube_face and s.cube_face is not None:
             offerer = s.turn
-            out.append(Emitted(CubeOffered(offerer, face, t=t), seq))
+            # an offer puts the cube before the taker: turned and lying on the mover's own side, it was offered to
+            # him, so whose turn the tracker has is in doubt -- applied, never called (8: 7366 s8c, black's
+            # redouble to 4 pushed to white, read while the tracker had white to move: called not-owned on white)
+            toward = offerer.name.lower() == where
+            out.append(Emitted(CubeOffered(offerer, face, t=t), seq, unsure=toward,
+                               note="the cube offered lies on the offerer's own side: please check" if toward else ""))
             self.state = replace(s, offer=(offerer.letter, face))
         return out
 
@@ -1882,7 +1887,10 @@ class Tracker:
                 # play from that board would have been called illegal)
                 roll, j = now_roll, replace(now, kind=JudgementKind.UNSURE)
         if j.unplayed or j.play is None:
-            self.state = replace(s, hold=None, turn=turn, move=s.move - 1)
+            # the play taken back (or none judged): the mover throws again -- a judgement by likelihood, so whose
+            # throw is next is not settled (8: 7359 s8c, white's one-die play held, judged no play at black's
+            # throw, and black's throw in his own table was called wrong-table on white)
+            self.state = replace(s, hold=None, turn=turn, move=s.move - 1, turn_sure=False)
             return []
         latest = sc.readings if sc is not None and sc.readings else (looks[-1] if looks else None)
         if latest is not None and j.kind is not JudgementKind.LEGAL:

@@ -883,3 +883,43 @@ def test_a_dance_with_a_face_unread_is_taken_back_when_the_same_player_throws_ag
         throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
         assert [(t.player, sorted(t.values)) for t in throws][2:] == want, (rethrow, throws)
         assert ses.machine.position == p4
+
+
+def test_a_play_held_and_judged_taken_back_when_the_opponent_throws_leaves_whose_throw_unsure() -> None:
+    """7359 s8c: WHITE's 6-3 played with one die only was lifted and held (no legal play likely); at BLACK's
+    throw it was judged taken back unplayed, so the tracker gave the throw back to WHITE -- and called BLACK's
+    dice, lying in BLACK's own table, dice-wrong-table on WHITE.  "Taken back" is a judgement by likelihood:
+    whose throw is next is then unsure, so the table is asked, never called (as after a throw taken back,
+    ``_taken_back``)."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    p2 = after(p1, (6, 4), "24/18 13/9")  # WHITE to move
+    board = board_of(p2)
+    state = TrackerState(phase=TPhase.TO_THROW, turn=Side.BLACK, board=board, sent=board, start=board, game=1,
+                         move=4, cube_face=64, hold=("W", board, (6, 3)))  # WHITE's 6-3 lifted, held
+    black = (sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[0])), sure_face(die(5, Area.LEFT_TABLE, B_SPOTS[1])))
+    tr = Tracker(REAL, state)
+    out = [e for o in Script(seq=10).show(p2).show(p2, black) for e in tr.feed(o)]
+    thrown_ = [e for e in out if isinstance(e.event, DiceThrown)]
+    assert thrown_ and all(e.unsure for e in thrown_), [(e.event, e.unsure) for e in thrown_]
+    assert not tr.state.turn_sure
+
+
+def test_a_cube_turned_on_the_movers_own_side_is_asked_never_called() -> None:
+    """7366 s8c: BLACK redoubled to 4, pushing the cube to WHITE (an offer lies before the taker), read while the
+    tracker had WHITE to move: taken as WHITE's offer and called double-cube-not-owned on him.  A cube turned and
+    lying on the side of the player the tracker has to move was offered to him: whose turn it is is in doubt, the
+    action is applied and asked.  Lying on the opponent's side it is called as before."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    p2 = after(p1, (6, 4), "24/18 13/9")
+    black = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[1])))
+    for where, called in ((CubePosition.BLACK_SIDE, True), (CubePosition.WHITE_SIDE, False)):
+        s = opened(Script())
+        s.show(p1, black).show(p2, black).show(p2)
+        s.cube = cube(4, where)  # turned to 4 from the middle: a wrong value if WHITE offered it
+        s.show(p2)
+        ses = session_run(s)
+        codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+        assert codes == ([("cube-wrong-value", Side.WHITE)] if called else []), (where, codes)
+        if not called:
+            asked = [j.verdict.director for j in ses.judged if j.verdict.kind is VerdictKind.CHECK]
+            assert asked, "the cube action should be asked about"

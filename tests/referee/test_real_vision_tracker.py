@@ -755,24 +755,38 @@ def test_what_is_in_doubt_leaves_when_read_as_the_laws_have_it_between_plays_nev
         assert bool(tr.state.doubt) is kept, (shown, tr.state.doubt)
 
 
+_WRONG_DOUBLE_THROWS = (
+    ((sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[1]))), True),
+    ((sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])),), False),
+)
+"""BLACK's 6-4 read whole (the wrong double is called) or with a die unread (asked)."""
+
+
+def _wrong_double_after_held_play(black: tuple[DieReading, ...]) -> tuple[Script, int]:
+    """BLACK plays 24/18 13/9 with ``black`` down, read at 0 half as 24/18 13/9 and half as 24/14 would leave it
+    (which legal play is unsure: held); then WHITE offers at 4 with the cube in the middle (a wrong value).  The
+    script and how many observations came before BLACK's throw."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    p2 = after(p1, (6, 4), "24/18 13/9")
+    s = opened(Script())
+    n = len(s.out)
+    s.show(p1, black).show(p2, black).show(p2)
+    s.cube = cube(4, CubePosition.BLACK_SIDE)
+    s.show(p2)
+    half = {6: (0, 1), 15: (0, 1), 10: (0, 1), 11: (0, 5)}
+    s.out[-12:] = [replace(o, confident=False, points=tuple(CountReading(*half[i], 0.0) if i in half else r
+                                                              for i, r in enumerate(o.points)))
+                   for o in s.out[-12:]]
+    return s, n
+
+
 def test_a_wrong_double_after_a_play_held_only_for_which_legal_play_is_called() -> None:
     """7274, 7277, 7278 s6g: the play before a wrong double, held unsure (which legal play was made), went on record
     unsure when the cube turned, and the cube action was only asked.  The throw was read and every play before it
     was sure, so whose turn it is and the cube are as the laws have them: the wrong double is called.  After a
     throw not read whole, it is asked as before."""
-    p1 = after(START, (5, 3), "8/3 6/3")
-    p2 = after(p1, (6, 4), "24/18 13/9")
-    for black, called in (((sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[1]))), True),
-                          ((sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])),), False)):
-        s = opened(Script())
-        s.show(p1, black).show(p2, black).show(p2)
-        s.cube = cube(4, CubePosition.BLACK_SIDE)  # WHITE offers at 4 with the cube in the middle: a wrong value
-        s.show(p2)
-        # read at 0 half as 24/18 13/9, half as 24/14 would leave it: which legal play is unsure (held)
-        half = {6: (0, 1), 15: (0, 1), 10: (0, 1), 11: (0, 5)}
-        s.out[-12:] = [replace(o, confident=False, points=tuple(CountReading(*half[i], 0.0) if i in half else r
-                                                                  for i, r in enumerate(o.points)))
-                       for o in s.out[-12:]]
+    for black, called in _WRONG_DOUBLE_THROWS:
+        s, _ = _wrong_double_after_held_play(black)
         ses = session_run(s)
         held = [j for j in ses.judged if isinstance(j.emitted.event, PositionObserved) and j.emitted.unsure]
         assert held, "black's play should go on record unsure"
@@ -832,19 +846,8 @@ def test_a_wrong_double_after_a_held_play_is_called_when_an_earlier_play_was_uns
     leaves whose turn it is as the laws have it when its throw was read (both faces) -- whatever plays before it were
     judged unsure: which legal play an earlier throw was played as does not change whose turn it is.  (Session 7 asked
     unless every earlier play was sure.)  After a throw not read whole it is still asked."""
-    p1 = after(START, (5, 3), "8/3 6/3")
-    p2 = after(p1, (6, 4), "24/18 13/9")
-    for black, called in (((sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[1]))), True),
-                          ((sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])),), False)):
-        s = opened(Script())
-        n = len(s.out)  # (here WHITE's opening play is taken as judged unsure: the laws' board not ``known``)
-        s.show(p1, black).show(p2, black).show(p2)
-        s.cube = cube(4, CubePosition.BLACK_SIDE)  # WHITE offers at 4 with the cube in the middle: a wrong value
-        s.show(p2)
-        half = {6: (0, 1), 15: (0, 1), 10: (0, 1), 11: (0, 5)}
-        s.out[-12:] = [replace(o, confident=False, points=tuple(CountReading(*half[i], 0.0) if i in half else r
-                                                                  for i, r in enumerate(o.points)))
-                       for o in s.out[-12:]]
+    for black, called in _WRONG_DOUBLE_THROWS:
+        s, n = _wrong_double_after_held_play(black)  # (from n, WHITE's opening play is taken as judged unsure)
         ses = Session.start(SessionInfo(), None, tracker_config=REAL, evidence=False)
         for k, obs in enumerate(s):
             if k == n:

@@ -131,18 +131,35 @@ def pair_net(body: Any) -> Any:
     return _PairNet()
 
 
-def load_exported_weights(model: Any, path: Any) -> None:
-    """Start ``model`` (a ``pair_net``) from an exported model of the same shape: its convolutions (batch
-    norm folded in by the export; the batch norms start as the identity) and its linear layers."""
+def exported_layers(path: Any) -> list[tuple[str, Any, Any]]:
+    """The convolutions and dense layers of an exported ONNX model, in graph order: (``"Conv"`` or ``"Gemm"``,
+    weight as torch holds it, bias) as numpy arrays (the export folds each batch norm into its convolution).
+    Needs the ``onnx`` package (development only)."""
     import numpy as np
     import onnx
-    import torch
     from onnx import numpy_helper
 
     g = onnx.load(str(path)).graph
     init = {t.name: numpy_helper.to_array(t) for t in g.initializer}
-    convs = [n for n in g.node if n.op_type == "Conv"]
-    gemms = [n for n in g.node if n.op_type == "Gemm"]
+    out: list[tuple[str, Any, Any]] = []
+    for node in g.node:
+        if node.op_type not in ("Conv", "Gemm"):
+            continue
+        w = np.array(init[node.input[1]])
+        if node.op_type == "Gemm" and not next((a.i for a in node.attribute if a.name == "transB"), 0):
+            w = w.T
+        out.append((node.op_type, w, np.array(init[node.input[2]])))
+    return out
+
+
+def load_exported_weights(model: Any, path: Any) -> None:
+    """Start ``model`` (a ``pair_net``) from an exported model of the same shape: its convolutions (batch
+    norm folded in by the export; the batch norms start as the identity) and its linear layers."""
+    import torch
+
+    layers_ = exported_layers(path)
+    convs = [(w, b) for op, w, b in layers_ if op == "Conv"]
+    gemms = [(w, b) for op, w, b in layers_ if op == "Gemm"]
     layers = list(model.body)
     tconv = [m for m in layers if isinstance(m, torch.nn.Conv2d)]
     tbn: list[Any] = [m for m in layers if isinstance(m, torch.nn.BatchNorm2d)]
@@ -151,15 +168,13 @@ def load_exported_weights(model: Any, path: Any) -> None:
         raise ValueError(f"{str(path)!r} has {len(convs)} convolutions and {len(gemms)} linear layers, "
                          f"the model {len(tconv)} and {len(tlin)}")
     with torch.no_grad():
-        for node, conv, bn in zip(convs, tconv, tbn, strict=True):
-            conv.weight.copy_(torch.from_numpy(np.array(init[node.input[1]])))
+        for (w, b), conv, bn in zip(convs, tconv, tbn, strict=True):
+            conv.weight.copy_(torch.from_numpy(w))
             bn.weight.fill_(1.0)
-            bn.bias.copy_(torch.from_numpy(np.array(init[node.input[2]])))
+            bn.bias.copy_(torch.from_numpy(b))
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
-        for node, lin in zip(gemms, tlin, strict=True):
-            w = np.array(init[node.input[1]])
-            trans = next((a.i for a in node.attribute if a.name == "transB"), 0)
-            lin.weight.copy_(torch.from_numpy(w if trans else w.T))
-            lin.bias.copy_(torch.from_numpy(np.array(init[node.input[2]])))
+        for (w, b), lin in zip(gemms, tlin, strict=True):
+            lin.weight.copy_(torch.from_numpy(w))
+            lin.bias.copy_(torch.from_numpy(b))
 

@@ -323,27 +323,24 @@ def load_decide(path: Path) -> Any:
     """A torch copy (:func:`make_pose` ``folded``) of a 6-plane deciding head exported by :func:`train`
     (the export folds each batch norm into its convolution: fine-tuning the copy keeps them frozen).
     Needs the ``onnx`` package (development only)."""
-    import onnx
     import torch
-    from onnx import numpy_helper
     from torch import nn
 
     from vision.dice.pose import POSE_PLANES
+    from vision.training.fit import exported_layers
 
-    m = onnx.load(str(path))
-    w = {t.name: torch.from_numpy(numpy_helper.to_array(t).copy()) for t in m.graph.initializer}
+    exported = exported_layers(path)
     model = make_pose(nn, len(POSE_PLANES) + 1, folded=True)
     layers: list[Any] = [mod for mod in model if isinstance(mod, (nn.Conv2d, nn.Linear))]
-    nodes = [nd for nd in m.graph.node if nd.op_type in ("Conv", "Gemm")]
-    if len(nodes) != len(layers):
-        raise ValueError(f"{path}: {len(nodes)} convolutions and dense layers, the pose CNN has {len(layers)}")
+    if len(exported) != len(layers):
+        raise ValueError(f"{path}: {len(exported)} convolutions and dense layers, the pose CNN has {len(layers)}")
     with torch.no_grad():
-        for layer, nd in zip(layers, nodes, strict=True):
-            weight, bias = w[nd.input[1]], w[nd.input[2]]
+        for layer, (op, weight, bias) in zip(layers, exported, strict=True):
             if tuple(weight.shape) != tuple(layer.weight.shape):
-                raise ValueError(f"{path}: {nd.name} has weights {tuple(weight.shape)}, the pose CNN {tuple(layer.weight.shape)}")
-            layer.weight.copy_(weight)
-            layer.bias.copy_(bias)
+                raise ValueError(f"{path}: a {op} layer has weights {tuple(weight.shape)}, the pose CNN "
+                                 f"{tuple(layer.weight.shape)}")
+            layer.weight.copy_(torch.from_numpy(weight))
+            layer.bias.copy_(torch.from_numpy(bias))
     return model
 
 

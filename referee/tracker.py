@@ -1887,10 +1887,10 @@ class Tracker:
                 # play from that board would have been called illegal)
                 roll, j = now_roll, replace(now, kind=JudgementKind.UNSURE)
         if j.unplayed or j.play is None:
-            # the play taken back (or none judged): the mover throws again -- a judgement by likelihood, so whose
-            # throw is next is not settled (8: 7359 s8c, white's one-die play held, judged no play at black's
-            # throw, and black's throw in his own table was called wrong-table on white)
-            self.state = replace(s, hold=None, turn=turn, move=s.move - 1, turn_sure=False)
+            # the play taken back (or none judged): the mover throws again, whose throw is next not settled
+            # (_taken_back; 8: 7359 s8c, white's one-die play held, judged no play at black's throw, and black's
+            # throw in his own table was called wrong-table on white)
+            self.state = replace(_taken_back(s), hold=None, turn=turn)
             return []
         latest = sc.readings if sc is not None and sc.readings else (looks[-1] if looks else None)
         if latest is not None and j.kind is not JudgementKind.LEGAL:

@@ -38,7 +38,7 @@ from vision.cube import CubeConfig, CubeSampler, CubeSnapshot, CubeWatch, defaul
 from vision.dice.board import DiceSearch, read_dice
 from vision.dice.classify import DIE_FACE_MODEL, FaceClassifier
 from vision.motion import MotionGate, MotionReport, RegionMap
-from vision.observation import BoardObservation, CountReading, CubeReading, DieReading
+from vision.observation import REGION_NAMES, BoardObservation, CountReading, CubeReading, DieReading
 
 
 class _ProfileState:
@@ -113,6 +113,10 @@ class BoardReader:
         previous such call is kept while no pixel the cube stage reads has changed (as :meth:`read`
         does); by default every image is read anew.
         """
+        unknown = sorted(covered - set(REGION_NAMES))
+        if unknown:
+            raise ValueError(f"covered names no board region: {', '.join(map(repr, unknown))} "
+                             f"(regions: p1..p24, bar, tray_w, tray_b)")
         st = self._for(profile)
         return self._full(image, profile, seq, t, covered, st, live=keep_cube)
 

@@ -120,3 +120,9 @@ def test_a_die_in_a_region_named_covered_is_not_reported(scene: tuple[np.ndarray
     kept = rd.read_image(img, prof, covered=frozenset({f"p{point}"})).dice
     assert [d.face for d in kept] == [in_gap["face"]]
     assert rd.read_image(img, prof, covered=frozenset({"bar", "tray_w"})).dice != ()
+
+
+def test_covered_naming_no_region_is_a_clear_error(scene: tuple[np.ndarray, CalibrationProfile]) -> None:
+    img, prof = scene
+    with pytest.raises(ValueError, match=r"covered names no board region: 'p30', 'table'"):
+        BoardReader().read_image(img, prof, covered=frozenset({"p30", "table", "bar"}))

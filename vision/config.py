@@ -96,6 +96,15 @@ class VisionConfig:
     quarter of the frames without hands).  Chosen on seeds 900000-900579 (the 12 frames with the bar
     covered all had >= 0.93 elsewhere) and the one training render with only the bar covered (1.0 on
     point 6).  The live gate's skin and motion test still marks a covered bar on its own."""
+    stack_min_count: int = 4
+    """The stack model (``vision.stacks``, a whole point's colour and count) looks at the points the
+    slot decoder reads as this many checkers or more (a few per frame)."""
+    stack_slot_power: float = 1.0
+    """The slot decoder's posterior is raised to this before it is multiplied by the stack model's
+    probabilities (``stacks.combine``)."""
+    stack_disagree_cap: float = 0.5
+    """A point whose combined reading is not the stack model's own best count is read with at most
+    this confidence (two looks at the same pixels are not independent)."""
 
     # ---- dice (vision/dice/)
     face_min_confidence: float = 0.9

@@ -131,3 +131,23 @@ def test_a_fine_tune_starts_from_the_exported_head_with_its_batch_norms_folded(t
                 torch.zeros(1, len(POSE_PLANES) + 1, 1, 1), other, input_name="planes")
     with pytest.raises(ValueError, match=r"other\.onnx"):
         load_decide(other)
+
+
+def test_training_can_leave_out_the_shallow_leans() -> None:
+    """``train(min_cocked_tilt=15)``: leaning dice under 15 degrees (walls the renders lean on at 5-15
+    degrees, where a real die slides flat) are dropped; flat and on-die samples at tilt 0 and steeper
+    leans stay, in order."""
+    import numpy as np
+
+    from vision.dice.pose import COCKED, FLAT, ON_DIE
+    from vision.training.pose import without_low_leans
+
+    y = np.array([FLAT, COCKED, COCKED, ON_DIE, COCKED, FLAT])
+    tilt = np.array([0.0, 5.0, 15.0, 0.0, 14.9, 0.0], np.float32)
+    data = {"x": np.arange(6)[:, None], "y": y, "tilt": tilt, "seed": np.arange(10, 16), "n_frames": np.array(3)}
+    out = without_low_leans(data, 15.0)
+    assert out["y"].tolist() == [FLAT, COCKED, ON_DIE, FLAT]
+    assert out["seed"].tolist() == [10, 12, 13, 15]
+    assert out["x"][:, 0].tolist() == [0, 2, 3, 5]
+    assert int(out["n_frames"]) == 3
+    assert without_low_leans(data, 0.0)["y"].tolist() == y.tolist()

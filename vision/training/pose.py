@@ -355,13 +355,26 @@ def training_sources(pose_seeds: range = POSE_TRAIN_SEEDS) -> list[tuple[Path, r
             (cache_dir() / "1280x720", TRAIN_SEEDS), (cache_dir() / DICE_RENDERS / "1280x720", TRAIN_SEEDS)]
 
 
+def without_low_leans(data: dict[str, np.ndarray], min_tilt: float) -> dict[str, np.ndarray]:
+    """:func:`pose_samples` without the leaning dice tilted less than ``min_tilt`` degrees (flat and
+    on-die samples, and steeper leans, kept in order; ``n_frames`` unchanged)."""
+    from vision.dice.pose import COCKED
+
+    keep = ~((data["y"] == COCKED) & (data["tilt"] < min_tilt))
+    return {k: (v if k == "n_frames" else v[keep]) for k, v in data.items()}
+
+
 def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = None, log: Any = print,
           copies: tuple[int, int, int] = (2, 4, 6), with_found: bool = True,
-          pose_seeds: range = POSE_TRAIN_SEEDS, base: Path | None = None, lr: float | None = None) -> dict[str, object]:
+          pose_seeds: range = POSE_TRAIN_SEEDS, base: Path | None = None, lr: float | None = None,
+          min_cocked_tilt: float = 0.0) -> dict[str, object]:
     """Train the pose model on :func:`training_sources` (``pose_seeds``); frames whose seed % 10 == 0 are
     the validation (and threshold-tuning) slice.  ``base``: fine-tune that deciding head
     (:func:`load_decide`: its batch norms frozen) at the peak learning rate ``lr`` instead of training
-    a new one."""
+    a new one.  ``min_cocked_tilt``: leaning dice tilted less than this (degrees) are left out of training
+    and validation (the generator's 5-15 degree wall leans mostly slide flat on a real board, and look
+    flat: taught as "cocked" they push flat dice's P(leaning) up, so the threshold that keeps flat dice
+    flat must rise above most steep leans too)."""
     import torch
     from torch import nn
 
@@ -374,6 +387,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     sources = training_sources(pose_seeds)
     data = pose_samples(sources, seed=seed, cache=cache, copies=copies, with_found=with_found,
                         jitter_mm=2.0 if with_found else 2.5)
+    data = without_low_leans(data, min_cocked_tilt)
     y, seeds = data["y"], data["seed"]
     val = seeds % 10 == 0
     x = np.stack([pose_input(PosePatch(p, float(v))) for p, v in zip(data["x"], data["view"], strict=True)])
@@ -415,6 +429,8 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
         "seconds": round(time.time() - t0), "torch": torch.__version__,
         "command": "python -m vision.training.pose train",
     }
+    if min_cocked_tilt > 0:
+        record["min_cocked_tilt"] = min_cocked_tilt
     if base is not None:
         record["fine_tuned_from"] = str(base)
         record["lr"] = lr
@@ -670,6 +686,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="only the pose renders of these training seeds (default: all of 30000-39999 rendered)")
     t.add_argument("--base", type=Path, default=None, help="fine-tune this deciding head (batch norms frozen; needs onnx)")
     t.add_argument("--lr", type=float, default=None, help="peak learning rate (default: fit's)")
+    t.add_argument("--min-cocked-tilt", type=float, default=0.0, help="leave leaning dice tilted less than this (degrees) out")
     mg = sub.add_parser("merge", help="one two-head model: a 6-plane deciding model + the v2 face-check model (needs onnx)")
     mg.add_argument("decide", type=Path)
     mg.add_argument("gate", type=Path)
@@ -704,7 +721,8 @@ def main(argv: list[str] | None = None) -> int:
         cp = tuple(int(v) for v in args.copies.split(","))
         print(train(args.out or DIE_POSE_MODEL, seed=args.seed, epochs=args.epochs, cache=args.cache,
                     copies=(cp[0], cp[1], cp[2]), with_found=not args.no_found,
-                    pose_seeds=_seed_range(args.pose_seeds), base=args.base, lr=args.lr), flush=True)
+                    pose_seeds=_seed_range(args.pose_seeds), base=args.base, lr=args.lr,
+                    min_cocked_tilt=args.min_cocked_tilt), flush=True)
         return 0
     if args.what == "calls":
         tuning = [r for f in args.tune_rows for r in json.loads(f.read_text())]

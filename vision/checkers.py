@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -301,6 +302,7 @@ def counts_from_slot_probs(
     object_weight: float | None = None, trays: npt.NDArray[np.float64] | None = None,
     tray_disagree_factor: float | None = None, bar_hand_corroboration: float | None = None,
     hand_pair_max: float | None = None, layer_error_cap: float | None = None,
+    stack_probs: Callable[[list[int]], npt.NDArray[np.float64]] | None = None,
 ) -> CheckerReadings:
     """Turn per-slot class probabilities into counts with confidences, one stack at a time.
 
@@ -332,6 +334,11 @@ def counts_from_slot_probs(
     ``VisionConfig.slot_hand_pair_max``) is not read either: a hand over a point's tip shows as two
     weak "hand" slots, each under ``hand_max``.
 
+    ``stack_probs``: the stack model (:mod:`vision.stacks`) on a list of points (1..24), giving one
+    row of ``STACK_CLASSES`` probabilities per point; asked only about the points decoded as
+    ``VisionConfig.stack_min_count`` or more, whose reading is then :func:`vision.stacks.combine`'s
+    (the product of the two models, unsure when they disagree) instead of the full-row error weight.
+
     ``trays``: the tray model's probabilities (:meth:`TrayClassifier.probabilities`, WHITE's tray
     first): the trays are then read from the image (:func:`tray_readings`, cross-checked with the
     board's totals); None: derived (15 minus the checkers on the board and bar).
@@ -352,10 +359,19 @@ def counts_from_slot_probs(
         # all 24 points at once (same number of slots each)
         block = probs64[np.stack([groups[r] for r in pts])]
         hyps, post = stack_posteriors(block, (Side.WHITE, Side.BLACK), ow)
+        decided = _decide_stacks(block, hyps, post, hand_max)
+        second = _second_look(decided, hyps, post, stack_probs, hand_max)
         order = np.argsort(-post, axis=1)[:, 1 : ALTERNATIVES + 1]
-        for i, (w, b, c, h) in enumerate(_decide_stacks(block, hyps, post, hand_max)):
+        for i, (w, b, c, h) in enumerate(decided):
             r = pts[i]
             scale = 1.0
+            if i in second:
+                readings[r], h2 = second[i]
+                if c <= 0.0:
+                    readings[r] = CountReading(readings[r].white, readings[r].black, 0.0)
+                if h or h2:
+                    handy.add(r)
+                continue
             if max(w, b) >= block.shape[1]:
                 # a full row or more: a missed second layer on a slot is the model's typical error
                 # (weighted up, but not beyond the cap unless the decoder's own error is higher)
@@ -419,6 +435,20 @@ def counts_from_slot_probs(
     if "tray_b" in covered:
         tb = CountReading(0, tb.black, 0.0)
     return CheckerReadings(points, bar, (tw, tb))
+
+
+def _second_look(decided: list[tuple[int, int, float, bool]], hyps: tuple[tuple[Side, int], ...],
+                 post: npt.NDArray[np.float64], stack_probs: Callable[[list[int]], npt.NDArray[np.float64]] | None,
+                 hand_max: float) -> dict[int, tuple[CountReading, bool]]:
+    """The readings of the points (0-based) the stack model looks at too (decoded as
+    ``stack_min_count`` or more), and whether it sees a hand there; none without ``stack_probs``."""
+    from vision.stacks import combine
+
+    tall = [i for i, (w, b, _, _) in enumerate(decided) if max(w, b) >= _DEFAULTS.stack_min_count]
+    if stack_probs is None or not tall:
+        return {}
+    q = stack_probs([i + 1 for i in tall])
+    return {i: combine(hyps, post[i], q[j], hand_max) for j, i in enumerate(tall)}
 
 
 def corroborated_hands(slots: tuple[Slot, ...], probs: npt.NDArray[np.float64],

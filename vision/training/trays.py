@@ -129,21 +129,27 @@ def cached_trays(r: Rendered) -> tuple[np.ndarray, np.ndarray]:
     return cached_arrays(r, f"tray_strips{TRAY_LENGTH}", rendered_trays)
 
 
-def tray_net() -> Any:
-    """The tray counter: raw (N, 2, L, W, 3) BGR strips (uint8 or float 0..255) -> logits over
-    ``TRAY_CLASSES`` (0..15 borne off, "hand")."""
+def strip_net(length: int, width: int, classes: int) -> Any:
+    """A strip counter (trays, whole points): raw (N, 2, ``length``, ``width``, 3) BGR strips (uint8 or
+    float 0..255) -> logits over ``classes`` classes."""
     from torch import nn
-
-    from vision.checkers import TRAY_LENGTH, TRAY_WIDTH
 
     def block(i: int, o: int, stride: tuple[int, int]) -> list[nn.Module]:
         return [nn.Conv2d(i, o, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU()]
 
     layers = [*block(6, 16, (2, 2)), *block(16, 32, (2, 2)), *block(32, 48, (2, 2)), *block(48, 64, (2, 1))]
-    flat = 64 * math.ceil(TRAY_LENGTH / 16) * math.ceil(TRAY_WIDTH / 8)
+    flat = 64 * math.ceil(length / 16) * math.ceil(width / 8)
 
     return pair_net(nn.Sequential(*layers, nn.Flatten(), nn.Dropout(0.3), nn.Linear(flat, 96), nn.ReLU(),
-                                  nn.Linear(96, len(TRAY_CLASSES))))
+                                  nn.Linear(96, classes)))
+
+
+def tray_net() -> Any:
+    """The tray counter: raw (N, 2, L, W, 3) BGR strips (uint8 or float 0..255) -> logits over
+    ``TRAY_CLASSES`` (0..15 borne off, "hand")."""
+    from vision.checkers import TRAY_WIDTH
+
+    return strip_net(TRAY_LENGTH, TRAY_WIDTH, len(TRAY_CLASSES))
 
 
 def load_tray_weights(model: Any, path: Path) -> None:
@@ -227,7 +233,12 @@ def calibrate(model_path: Path, frames: list[Rendered]) -> dict[str, Any]:
 
     clf = TrayClassifier(model_path)
     x, y = load(frames)
-    logits = clf.logits(x)
+    return fit_temperature(clf.logits(x), y)
+
+
+def fit_temperature(logits: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+    """The softmax temperature (0.5..4) minimising the log-loss of ``logits`` against classes ``y``,
+    and the figures there: argmax right, right / wrong / unsure at 0.9, 0.99 and 0.999."""
     best_t, best_nll = 1.0, math.inf
     for t in np.arange(0.5, 4.01, 0.05):
         z = logits / t
@@ -241,7 +252,7 @@ def calibrate(model_path: Path, frames: list[Rendered]) -> dict[str, Any]:
     am = p.argmax(axis=1)
     conf = p.max(axis=1)
     figs: dict[str, Any] = {"temperature": round(best_t, 3), "held_out_nll": round(best_nll, 5),
-                            "held_out_trays": len(y), "held_out_right": int((am == y).sum())}
+                            "held_out_samples": len(y), "held_out_right": int((am == y).sum())}
     for thr in (0.9, 0.99, 0.999):
         sure = conf >= thr
         figs[f"at_{thr}"] = {"right": int((sure & (am == y)).sum()), "wrong": int((sure & (am != y)).sum()),

@@ -1,0 +1,160 @@
+"""The stack model's second look at tall stacks (vision/stacks.py) and how it joins the slot decoder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rules.position import Side
+from vision.checkers import SLOT_CLASSES, board_slots, counts_from_slot_probs, slot_labels
+from vision.geometry import BoardLayout, BoardSpec, Seating
+from vision.stacks import (
+    STACK_CLASSES,
+    STACK_HAND,
+    STACK_LENGTH,
+    STACK_WIDTH,
+    StackSampler,
+    class_counts,
+    combine,
+    stack_class,
+)
+
+LAYOUT = BoardLayout(BoardSpec.tournament(), Seating())
+SLOTS = board_slots(LAYOUT)
+
+
+def _onehot(labels: list[int], p: float = 0.999) -> np.ndarray:
+    n = len(SLOT_CLASSES)
+    out = np.full((len(labels), n), (1 - p) / (n - 1), np.float32)
+    out[np.arange(len(labels)), labels] = p
+    return out
+
+
+def _stack(white: int, black: int, p: float = 0.999) -> np.ndarray:
+    q = np.full(len(STACK_CLASSES), (1 - p) / (len(STACK_CLASSES) - 1))
+    q[stack_class(white, black)] = p
+    return q
+
+
+def test_stack_classes_round_trip() -> None:
+    for w, b in ((0, 0), (1, 0), (15, 0), (0, 1), (0, 15), (6, 0)):
+        assert class_counts(stack_class(w, b)) == (w, b)
+    assert STACK_CLASSES[STACK_HAND] == "hand" and len(STACK_CLASSES) == 32
+    with pytest.raises(ValueError, match="one colour"):
+        stack_class(2, 3)
+    with pytest.raises(ValueError, match="16"):
+        stack_class(16, 0)
+    with pytest.raises(ValueError, match="31"):
+        class_counts(STACK_HAND)
+
+
+def _six_read_as_five() -> np.ndarray:
+    """Slot probabilities of a 6-stack on point 1 whose second layer the slot model all but missed."""
+    labels = slot_labels(LAYOUT, SLOTS, [(5, 0)] + [(0, 0)] * 23, (0, 0))
+    probs = _onehot(labels)
+    k0 = next(i for i, s in enumerate(SLOTS) if s.region == "p1" and s.index == 0)
+    probs[k0, 1], probs[k0, 2] = 0.9, 0.09  # white1 0.9, white2 0.09
+    return probs
+
+
+def test_the_stack_model_corrects_a_missed_second_layer() -> None:
+    probs = _six_read_as_five()
+    alone = counts_from_slot_probs(SLOTS, probs).points[0]
+    assert (alone.white, alone.black) == (5, 0) and alone.confidence < 0.99
+    asked: list[list[int]] = []
+
+    def stack(points: list[int]) -> np.ndarray:
+        asked.append(points)
+        return np.stack([_stack(6, 0, 0.99) if p == 1 else _stack(0, 0) for p in points])
+
+    both = counts_from_slot_probs(SLOTS, probs, stack_probs=stack).points[0]
+    assert asked == [[1]]  # only the tall stack is looked at again
+    assert (both.white, both.black) == (6, 0)
+    assert both.confidence > 0.99
+    assert both.alternatives[0][:2] == (5, 0)
+
+
+def test_two_models_that_disagree_leave_the_point_unsure() -> None:
+    labels = slot_labels(LAYOUT, SLOTS, [(6, 0)] + [(0, 0)] * 23, (0, 0))
+    probs = _onehot(labels, 0.9999)
+
+    def stack(points: list[int]) -> np.ndarray:
+        return np.stack([_stack(7, 0, 0.6) for _ in points])
+
+    r = counts_from_slot_probs(SLOTS, probs, stack_probs=stack).points[0]
+    assert (r.white, r.black) == (6, 0)  # the slot decoder is surer, but ...
+    assert r.confidence <= 0.5  # ... the stack model's best is another count
+
+
+def test_agreeing_models_confirm_a_full_row() -> None:
+    """A full row alone stays unsure (the capped full-row weight); the stack model's agreement
+    confirms it."""
+    labels = slot_labels(LAYOUT, SLOTS, [(0, 5)] + [(0, 0)] * 23, (0, 0))
+    probs = _onehot(labels)
+    alone = counts_from_slot_probs(SLOTS, probs, layer_error_factor=30.0).points[0]
+    assert alone.confidence < 0.99
+    r = counts_from_slot_probs(SLOTS, probs, layer_error_factor=30.0, stack_probs=lambda pts: np.stack([_stack(0, 5)] * len(pts))).points[0]
+    assert (r.white, r.black) == (0, 5) and r.confidence >= 0.99
+
+
+def test_a_hand_seen_by_the_stack_model_blocks_the_point_and_its_neighbours() -> None:
+    labels = slot_labels(LAYOUT, SLOTS, [(0, 0), (6, 0)] + [(0, 0)] * 22, (0, 0))
+    probs = _onehot(labels)
+    hand = np.zeros(len(STACK_CLASSES))
+    hand[STACK_HAND] = 0.7
+    hand[stack_class(6, 0)] = 0.3
+    r = counts_from_slot_probs(SLOTS, probs, hand_max=0.5, neighbour_hand_max=0.6,
+                               stack_probs=lambda pts: np.stack([hand] * len(pts)))
+    assert r.points[1].confidence == 0.0 and r.points[1].alternatives == ()
+    reading, handy = combine(*_hyps_post(), hand, 0.5)
+    assert handy and reading.confidence == 0.0
+
+
+def _hyps_post() -> tuple[tuple[tuple[Side, int], ...], np.ndarray]:
+    from vision.checkers import stack_hypotheses
+
+    hyps, _ = stack_hypotheses(5, 5, (Side.WHITE, Side.BLACK))
+    post = np.full(len(hyps), 1e-6)
+    post[hyps.index((Side.WHITE, 6))] = 1.0
+    return hyps, post / post.sum()
+
+
+def test_combine_is_the_product_of_the_two_posteriors() -> None:
+    hyps, post = _hyps_post()
+    q = _stack(6, 0, 0.9)
+    reading, handy = combine(hyps, post, q, 0.5, slot_power=1.0, disagree_cap=0.5)
+    assert not handy and (reading.white, reading.black) == (6, 0)
+    joint = post * q[[stack_class(n, 0) if c is Side.WHITE else stack_class(0, n) for c, n in hyps]]
+    assert reading.confidence == pytest.approx(joint.max() / joint.sum(), abs=1e-9)
+
+
+def test_point_strips_are_cut_along_the_points() -> None:
+    """Each strip starts at the rail: on a render of known position, the strip of a point with a
+    stack differs from an empty point's strip, and the near and far sides are cut the same way
+    round (a checker at the rail end shows at the top of both)."""
+    import cv2
+
+    from calibration.profile import CalibrationProfile
+
+    data = Path(__file__).parent / "data"
+    prof = CalibrationProfile.load(data / "board_900023.profile.json")
+    img = cv2.imread(str(data / "board_900023.jpg"))
+    sampler = StackSampler(prof)
+    all24 = sampler.strips(img)
+    assert all24.shape == (24, 2, STACK_LENGTH, STACK_WIDTH, 3)
+    some = sampler.strips(img, [3, 17])
+    assert np.array_equal(some[0], all24[2]) and np.array_equal(some[1], all24[16])
+    assert sampler.strips(img, []).shape == (0, 2, STACK_LENGTH, STACK_WIDTH, 3)
+    # a strip's first row is at the rail end of the point: the first slot's centre sits 0.65 diameters in
+    d = prof.spec.checker_diameter_mm
+    for p in (1, 13):
+        x0, y0, _ = prof.layout.stack_slots(p, 0)
+        _, y1, _ = prof.layout.stack_slots(p, 4)
+        length = abs(y1 - y0) + 1.3 * d
+        row = int(0.65 * d / length * STACK_LENGTH)
+        ref = prof.board_to_image(np.array([[x0, y0, prof.spec.checker_height_mm]]))[0]
+        m1, m2 = sampler.maps[p - 1]
+        fx, fy = cv2.convertMaps(m1, m2, cv2.CV_32FC1)
+        assert abs(fx[row, STACK_WIDTH // 2] - ref[0]) < 3 and abs(fy[row, STACK_WIDTH // 2] - ref[1]) < 3

@@ -1,0 +1,167 @@
+"""Stacks: a second, whole-point look at the tall stacks the slot decoder reads.
+
+The slot model (:mod:`vision.checkers`) sees one checker-sized patch per slot; its typical
+confident error is a missed or phantom second-layer checker (a 6-stack read as 5 or 7).  The
+stack model sees a whole point at once: a strip along the point from the rail to past the last
+slot of the first row (:class:`StackSampler`), rectified twice, at the height of a first-layer
+checker's top and of a second-layer top (as the slot patches and the tray strips), and gives the
+point's colour and count 0..15, or "hand" (``STACK_CLASSES``).
+
+It runs only on the points whose slot decoding says ``VisionConfig.stack_min_count`` checkers or
+more (a few per frame), and :func:`combine` joins the two independent readings: the posterior is
+the product of the slot decoder's and the stack model's (uniform prior), a point the two models
+read differently is unsure, and one they agree on keeps the product's confidence.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from rules.position import CHECKERS, Side
+from vision.config import VisionConfig
+from vision.geometry import BoardLayout
+from vision.observation import CountReading
+from vision.preprocess import fitted_temperature, onnx_session, softmax
+
+_DEFAULTS = VisionConfig()
+STACK_LENGTH = 96
+"""Strip length (px) along a point, from the rail."""
+STACK_WIDTH = 24
+"""Strip width (px) across a point."""
+STACK_SPAN = 1.3
+"""The strip is this many checker diameters wide, and reaches 0.15 diameters beyond the row at each end."""
+STACK_CLASSES = ("empty", *(f"white{n}" for n in range(1, CHECKERS + 1)), *(f"black{n}" for n in range(1, CHECKERS + 1)),
+                 "hand")
+"""Stack-model classes: an empty point, WHITE 1..15, BLACK 1..15, or a hand covering the point."""
+STACK_HAND = len(STACK_CLASSES) - 1
+STACK_MODEL = Path(os.environ.get("BGREF_STACK_MODEL") or Path(__file__).resolve().parent / "models" / "checker_stack.onnx")
+"""The stack model; ``BGREF_STACK_MODEL`` points at another one (evaluating a candidate)."""
+
+
+def stack_class(white: int, black: int) -> int:
+    """The class of a point holding ``white`` and ``black`` checkers (one of them 0)."""
+    if white and black:
+        raise ValueError(f"a point holds one colour, not {white} white and {black} black")
+    if white > CHECKERS or black > CHECKERS or white < 0 or black < 0:
+        raise ValueError(f"a point holds 0..{CHECKERS} checkers, not {white} white / {black} black")
+    return white if white else (CHECKERS + black if black else 0)
+
+
+def class_counts(k: int) -> tuple[int, int]:
+    """(white, black) of stack class ``k`` (not the hand class)."""
+    if not 0 <= k < STACK_HAND:
+        raise ValueError(f"stack class {k} is no count (0..{STACK_HAND - 1})")
+    return (k, 0) if k <= CHECKERS else (0, k - CHECKERS)
+
+
+class StackSampler:
+    """Precomputed remap coordinates of the 24 point strips of one profile.
+
+    Strip ``i`` (point ``i + 1``) is (2 planes, ``STACK_LENGTH``, ``STACK_WIDTH``, BGR): rows run from
+    the rail toward the tip, the far side's strips turned by 180 degrees (a rotation, not a mirror),
+    so that every stack grows the same way in its strip.  :meth:`strips` cuts only the points asked
+    for (one small remap each: the model runs on a few points per frame)."""
+
+    SHAPE = (2, STACK_LENGTH, STACK_WIDTH, 3)
+
+    def __init__(self, profile: Any) -> None:
+        layout: BoardLayout = profile.layout
+        s = layout.spec
+        cap = s.row_capacity
+        d = s.checker_diameter_mm
+        pts: list[npt.NDArray[np.float64]] = []
+        for p in range(1, 25):
+            x0, y0, _ = layout.stack_slots(p, 0)
+            _, y1, _ = layout.stack_slots(p, cap - 1)
+            sy = 1.0 if y1 >= y0 else -1.0
+            length = abs(y1 - y0) + d * (1 + 2 * 0.15)
+            u = (np.arange(STACK_LENGTH) + 0.5) / STACK_LENGTH * length - (0.5 + 0.15) * d
+            v = (np.arange(STACK_WIDTH) + 0.5) / STACK_WIDTH * STACK_SPAN * d - STACK_SPAN * d / 2
+            uu, vv = np.meshgrid(u, v, indexing="ij")
+            xx = x0 - sy * vv
+            yy = y0 + sy * uu
+            for layer in (1, 2):
+                pts.append(np.stack([xx.ravel(), yy.ravel(), np.full(xx.size, layer * s.checker_height_mm)], axis=1))
+        img = profile.board_to_image(np.concatenate(pts)).astype(np.float32)
+        # per point: the two planes one above the other, (2 L, W)
+        mx = img[:, 0].reshape(24, 2 * STACK_LENGTH, STACK_WIDTH)
+        my = img[:, 1].reshape(24, 2 * STACK_LENGTH, STACK_WIDTH)
+        self.maps = [cv2.convertMaps(np.ascontiguousarray(mx[i]), np.ascontiguousarray(my[i]), cv2.CV_16SC2)
+                     for i in range(24)]
+
+    def strips(self, image: npt.NDArray[Any], points: list[int] | None = None) -> npt.NDArray[np.uint8]:
+        """(len(points), 2, L, W, 3) BGR strips of points ``points`` (1..24; None: all 24)."""
+        ps = list(range(1, 25)) if points is None else points
+        out = np.empty((len(ps), *self.SHAPE), np.uint8)
+        for j, p in enumerate(ps):
+            m1, m2 = self.maps[p - 1]
+            out[j] = np.asarray(cv2.remap(image, m1, m2, cv2.INTER_LINEAR,
+                                          borderMode=cv2.BORDER_REPLICATE)).reshape(self.SHAPE)
+        return out
+
+
+class StackClassifier:
+    """The stack model (ONNX), loaded once: raw strips -> probabilities over ``STACK_CLASSES``, with
+    the softmax temperature fitted at training time (``checker_stack.train.json``)."""
+
+    def __init__(self, path: Path = STACK_MODEL) -> None:
+        self._session = onnx_session(path, "stack model", "python -m vision.training.stacks train")
+        self._input = self._session.get_inputs()[0].name
+        self.temperature = fitted_temperature(path)
+
+    def logits(self, strips: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+        return np.asarray(self._session.run(None, {self._input: np.ascontiguousarray(strips)})[0], np.float32)
+
+    def probabilities(self, strips: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+        """(len(strips), len(STACK_CLASSES)) probabilities."""
+        if len(strips) == 0:
+            return np.zeros((0, len(STACK_CLASSES)))
+        out: npt.NDArray[np.float64] = softmax(self.logits(strips).astype(np.float64) / self.temperature)
+        return out
+
+
+def hypothesis_classes(hyps: tuple[tuple[Side, int], ...]) -> npt.NDArray[np.intp]:
+    """The stack class of each slot-decoder hypothesis ``(colour, count)``."""
+    return np.asarray([stack_class(n, 0) if c is Side.WHITE else stack_class(0, n) for c, n in hyps], np.intp)
+
+
+def combine(hyps: tuple[tuple[Side, int], ...], post: npt.NDArray[np.float64], q: npt.NDArray[np.float64],
+            hand_max: float, slot_power: float | None = None, disagree_cap: float | None = None,
+            ) -> tuple[CountReading, bool]:
+    """One point read by both models: the slot decoder's posterior ``post`` over ``hyps`` (raised to
+    ``slot_power``: the slot model is overconfident about layers) times the stack model's
+    probabilities ``q`` of the same counts, renormalised (two looks at the same pixels are not
+    independent, so the product is only trusted where they agree: when the stack model's own best
+    count is another, the confidence is at most ``disagree_cap``).  The stack model's "hand" at
+    least ``hand_max`` makes the point unread (confidence 0, and True: hand-like).  Defaults:
+    ``VisionConfig.stack_slot_power`` and ``stack_disagree_cap``."""
+    from vision.checkers import ALTERNATIVE_MIN, ALTERNATIVES
+
+    power = _DEFAULTS.stack_slot_power if slot_power is None else slot_power
+    cap = _DEFAULTS.stack_disagree_cap if disagree_cap is None else disagree_cap
+    cls = hypothesis_classes(hyps)
+    joint = np.power(np.maximum(post, 1e-300), power) * q[cls]
+    if not joint.sum() > 0.0:
+        joint = np.asarray(post, np.float64)
+    joint = joint / joint.sum()
+    order = np.argsort(-joint)
+    best = int(order[0])
+    conf = float(joint[best])
+    if int(np.argmax(q[:STACK_HAND])) != int(cls[best]):
+        conf = min(conf, cap)
+    hand = bool(q[STACK_HAND] >= hand_max)
+    colour, n = hyps[best]
+    alts = []
+    for j in order[1 : ALTERNATIVES + 1].tolist():
+        if joint[j] < ALTERNATIVE_MIN:
+            break
+        c2, n2 = hyps[j]
+        alts.append((n2, 0, round(float(joint[j]), 6)) if c2 is Side.WHITE else (0, n2, round(float(joint[j]), 6)))
+    w, b = (n, 0) if colour is Side.WHITE else (0, n)
+    return CountReading(w, b, 0.0 if hand else conf, tuple(alts)), hand

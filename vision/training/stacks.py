@@ -1,0 +1,181 @@
+"""Train the stack model (a whole point's colour and count) on rendered frames; export ``checker_stack.onnx``.
+
+Development only (needs PyTorch).  The model sees the strips cut by :class:`vision.stacks.StackSampler`
+(it normalises them itself, so training and inference share that code).  At run time it only looks
+at points the slot decoder reads as ``VisionConfig.stack_min_count`` or more, so the samples of one
+frame (:func:`frame_samples`) are every point holding at least ``TALL`` checkers, up to two points a
+hand covers (class "hand") and two other points drawn from the frame's seed (short stacks and empty
+points, for the decoder's overcounts).  Frames: the tray renders, the single renders of
+``TRAIN_SEEDS`` (the ``STACK_SEEDS`` among them pile checkers on few points) and the multi-position
+renders.  Frames whose scene seed is a multiple of ``HOLDOUT_MOD`` are held out: they fit the softmax
+temperature and give the figures of ``checker_stack.train.json``.
+
+``python -m vision.training.stacks train [--epochs N] [--seed S] [--out M.onnx]``
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+import zlib
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.stacks import (
+    STACK_CLASSES,
+    STACK_HAND,
+    STACK_LENGTH,
+    STACK_MODEL,
+    STACK_WIDTH,
+    StackSampler,
+    stack_class,
+)
+from vision.training.fit import EpochStats, export_onnx, fit_classifier, jitter_layers
+from vision.training.rendered import Rendered, cached_arrays, profile_for
+from vision.training.trays import HOLDOUT_MOD, fit_temperature, strip_net
+from vision.training.trays import training_frames as all_frames
+
+TALL = 3
+"""Every point holding at least this many checkers is a sample."""
+OTHERS = 2
+"""Points per frame drawn among the rest (and as many hand-covered ones at most)."""
+
+
+def frame_points(truth: dict[str, Any]) -> tuple[list[int], list[int]]:
+    """The sampled points (1..24) of a rendered frame and their classes (:data:`STACK_CLASSES`)."""
+    counts = truth["counts"]["points"]
+    covered = set(truth["hands"]["covered"])
+    rng = random.Random(zlib.crc32(json.dumps([truth.get("seed"), truth.get("seq"), counts]).encode()))
+    tall = [p for p in range(1, 25) if max(counts[p - 1]) >= TALL and f"p{p}" not in covered]
+    hands = [p for p in range(1, 25) if f"p{p}" in covered]
+    rest = [p for p in range(1, 25) if p not in tall and p not in hands]
+    picked = tall + rng.sample(hands, min(OTHERS, len(hands))) + rng.sample(rest, min(OTHERS, len(rest)))
+    labels = [STACK_HAND if f"p{p}" in covered else stack_class(*counts[p - 1]) for p in picked]
+    return picked, labels
+
+
+def frame_samples(r: Rendered) -> tuple[np.ndarray, np.ndarray]:
+    """Strips (n, 2, L, W, 3) and classes (n,) of one rendered frame."""
+    points, labels = frame_points(r.truth)
+    return StackSampler(profile_for(r.truth)).strips(r.image(), points), np.asarray(labels, np.int64)
+
+
+def cached_samples(r: Rendered) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`frame_samples`, cached beside the render cache (``stack_strips<L>/``)."""
+    return cached_arrays(r, f"stack_strips{STACK_LENGTH}", frame_samples)
+
+
+def load(frames: list[Rendered]) -> tuple[np.ndarray, np.ndarray]:
+    xs, ys = [], []
+    for r in frames:
+        x, y = cached_samples(r)
+        if len(y):
+            xs.append(x)
+            ys.append(y)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def stack_net() -> Any:
+    """The stack model: raw (N, 2, L, W, 3) strips -> logits over ``STACK_CLASSES``."""
+    return strip_net(STACK_LENGTH, STACK_WIDTH, len(STACK_CLASSES))
+
+
+def train(out: Path, *, seed: int = 7, epochs: int = 12, lr: float = 3e-3, samples_per_epoch: int | None = None,
+          limit: int | None = None) -> dict[str, Any]:
+    """Train a stack model from scratch; ``samples_per_epoch``: strips drawn per epoch (default: all);
+    ``limit``: use only the first that many frames (a quick trial)."""
+    import torch
+
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    t0 = time.time()
+    frames = all_frames()[:limit]
+    train_f = [r for r in frames if r.seed % HOLDOUT_MOD != 0]
+    hold_f = [r for r in frames if r.seed % HOLDOUT_MOD == 0]
+    x, y = load(train_f)
+    counts = Counter(int(v) for v in y)
+    print(f"{len(train_f)} training frames ({len(hold_f)} held out), {len(y)} strips [{time.time() - t0:.0f}s]",
+          flush=True)
+    # balance the classes softly: tall stacks are rare, and they are what the model is for
+    w = np.array([1.0 / counts[int(v)] ** 0.5 for v in y])
+    model = stack_net()
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+
+    def augment(xb: Any, gen: Any) -> Any:
+        xb = jitter_layers(xb, gen)
+        # mirror across the point (checkers are round) and shift along it by up to 2 px
+        flip = torch.rand(len(xb), generator=gen) < 0.5
+        xb[flip] = xb[flip].flip(3)
+        shift = int(torch.randint(-2, 3, (1,), generator=gen))
+        rows = (torch.arange(xb.shape[2]) + shift).clamp(0, xb.shape[2] - 1)
+        return xb[:, :, rows]
+
+    def report(e: EpochStats) -> None:
+        print(f"epoch {e.epoch + 1}/{epochs} loss {e.mean_loss:.4f} acc {e.train_accuracy:.4f}"
+              f" [{time.time() - t0:.0f}s]", flush=True)
+
+    fit_classifier(model, xt, yt, epochs=epochs, seed=seed, augment=augment, after_epoch=report, lr=lr, batch=64,
+                   sample_weight=torch.from_numpy(w), samples_per_epoch=samples_per_epoch)
+    model.eval()
+    del x, xt
+    export_onnx(model, torch.zeros(1, *StackSampler.SHAPE, dtype=torch.uint8), out, input_name="strips")
+    rec: dict[str, Any] = {
+        "model": out.name, "seed": seed, "epochs": epochs, "batch": 64, "lr": lr,
+        "training_frames": len(train_f), "held_out_frames": len(hold_f),
+        "data": "tray renders (trays_WxH/SEED_I) + single renders of TRAIN_SEEDS (1280x720; STACK_SEEDS pile "
+                "checkers on few points) + multi-position renders (slots_WxH/SEED_I); per frame every point "
+                f"with >= {TALL} checkers, up to {OTHERS} hand-covered and {OTHERS} other points; frames whose "
+                f"scene seed % {HOLDOUT_MOD} == 0 held out",
+        "strips": len(y), "classes": {STACK_CLASSES[k]: v for k, v in sorted(counts.items())},
+        "samples_per_epoch": len(y) if samples_per_epoch is None else samples_per_epoch,
+        "torch": torch.__version__,
+    }
+    rec.update(calibrate(out, hold_f))
+    rec["seconds"] = round(time.time() - t0)
+    out.with_suffix(".train.json").write_text(json.dumps(rec, indent=2) + "\n")
+    return rec
+
+
+def calibrate(model_path: Path, frames: list[Rendered]) -> dict[str, Any]:
+    """The softmax temperature minimising the log-loss on held-out frames, and the figures there."""
+    from vision.stacks import StackClassifier
+
+    x, y = load(frames)
+    return fit_temperature(StackClassifier(model_path).logits(x), y)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m vision.training.stacks cache`` (cut the strips of every training frame) or ``train``."""
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m vision.training.stacks")
+    p.add_argument("cmd", choices=("cache", "train"))
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--epochs", type=int, default=12)
+    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--out", type=Path, default=STACK_MODEL)
+    p.add_argument("--samples-per-epoch", type=int, default=None)
+    p.add_argument("--limit", type=int, default=None, help="only the first N training frames")
+    a = p.parse_args(sys.argv[1:] if argv is None else argv)
+    if a.cmd == "cache":
+        frames = all_frames()[: a.limit]
+        t0 = time.time()
+        n = Counter[int]()
+        for i, r in enumerate(frames):
+            n.update(int(v) for v in cached_samples(r)[1])
+            if i % 200 == 0:
+                print(i, len(frames), f"{time.time() - t0:.0f}s", flush=True)
+        print({STACK_CLASSES[k]: v for k, v in sorted(n.items())})
+        return 0
+    print(json.dumps(train(a.out, seed=a.seed, epochs=a.epochs, lr=a.lr, samples_per_epoch=a.samples_per_epoch,
+                           limit=a.limit), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -202,11 +202,14 @@ def train_detector_all(out: Path, *, root: Path | None = None, steps: int = 2000
 
 
 def finetune_detector(out: Path, *, start: Path | None = None, root: Path | None = None, steps: int = 600,
-                      lr: float = 5e-4, seed: int = 7, batch: int = 24) -> dict[str, object]:
-    """``python -m vision.training.data finetune-detector [STEPS [OUT]]``: ``die_detect.onnx``'s
-    weights (its convolutions, batch norm folded in) trained further at a constant rate on
-    :func:`detector_frames_all` of :data:`DETECTOR_FOLDERS`, with the crops, augmentation and loss of
-    ``vision.training.faces.train_detector`` (torch: development only)."""
+                      lr: float = 5e-4, seed: int = 7, batch: int = 24,
+                      folders: tuple[str, ...] = DETECTOR_FOLDERS) -> dict[str, object]:
+    """``python -m vision.training.data finetune-detector [STEPS [OUT [FOLDER,FOLDER...]]]``:
+    ``die_detect.onnx``'s weights (its convolutions, batch norm folded in) trained further at a
+    constant rate on :func:`detector_frames_all` of ``folders`` (default :data:`DETECTOR_FOLDERS`;
+    session 9 added the pose renders ``dice_pose/v2/1280x720``, whose training seeds hold dice
+    leaning on checkers, the rail, the bar and the other die), with the crops, augmentation and loss
+    of ``vision.training.faces.train_detector`` (torch: development only)."""
     import random
     import time
 
@@ -239,7 +242,7 @@ def finetune_detector(out: Path, *, start: Path | None = None, root: Path | None
         if k < len(convs) - 1:
             layers.append(nn.ReLU())
     model = nn.Sequential(*layers)
-    frames = detector_frames_all(root or cache_dir())
+    frames = detector_frames_all(root or cache_dir(), folders)
     n_dice = sum(len(p) for _, p, _ in frames)
     print(f"{len(frames)} frames, {n_dice} dice in {time.time() - t0:.0f}s", flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
@@ -258,7 +261,7 @@ def finetune_detector(out: Path, *, start: Path | None = None, root: Path | None
     record: dict[str, object] = {
         "model": out.name, "recipe": "python -m vision.training.data finetune-detector", "start": src.name,
         "seed": seed, "steps": steps, "batch": batch, "lr": lr, "crop": 128, "frames": len(frames), "dice": n_dice,
-        "folders": list(DETECTOR_FOLDERS), "seconds": round(time.time() - t0), "torch": torch.__version__,
+        "folders": list(folders), "seconds": round(time.time() - t0), "torch": torch.__version__,
     }
     out.with_suffix(".train.json").write_text(json.dumps(record, indent=2) + "\n")
     return record
@@ -275,4 +278,5 @@ if __name__ == "__main__":
     if a and a[0] == "finetune-detector":
         from vision.dice.detect import DIE_DETECT_MODEL
 
-        print(finetune_detector(Path(a[2]) if len(a) > 2 else DIE_DETECT_MODEL, steps=int(a[1]) if len(a) > 1 else 600))
+        print(finetune_detector(Path(a[2]) if len(a) > 2 else DIE_DETECT_MODEL, steps=int(a[1]) if len(a) > 1 else 600,
+                                folders=tuple(a[3].split(",")) if len(a) > 3 else DETECTOR_FOLDERS))

@@ -453,14 +453,17 @@ def extra_folders(root: Path) -> list[Path]:
 
 def top_face_samples(folders: list[Path], *, copies: int = 4, max_neg: int = 8, seed: int = 7,
                      jitter_edges: float = 0.18, val_every: int = 10, blur_p: float = 0.3, blur_max: float = 1.0,
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
+                     stage_copies: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
     """(patches (N, 1, P, P) normalised, labels, validation mask, counts) of rectified up faces.
 
     Each die of a training frame ``copies`` times: its up face cut by :func:`top_face_patches` on the
     plane z = the die's edge (what ``read_dice`` reads), the centre jittered by ``jitter_edges`` die
     edges (the detector's error), side x0.9-1.12, any turn or mirror, brightness, contrast, noise and
     blur.  Left out: frames with a hand (a die under it is not readable) and frames with a die on the
-    other die (the upper die's face lies on another plane, the lower one is hidden).  "Not a die":
+    other die (the upper die's face lies on another plane, the lower one is hidden).  With
+    ``stage_copies``, each die the die stage's first look finds (a detector peak moved by the centre
+    model, :func:`vision.dice.board.refine_centres`, within 0.6 edges of it) is also cut that many
+    times at that centre (jittered by 0.04 edges): the squares the stage itself reads.  "Not a die":
     the detector's peaks and random points away from every die, balanced to the dice.  Frames whose
     seed % ``val_every`` == 0 are the validation split.
     """
@@ -494,6 +497,7 @@ def top_face_samples(folders: list[Path], *, copies: int = 4, max_neg: int = 8, 
                 searches[key] = (p0, DiceSearch(p0))
             prof, search = searches[key]
             gray = to_gray(img)
+            peaks = detector().peaks(top_view(img, search.map_x, search.map_y), 0.05, 16, centroid=True) if DIE_DETECT_MODEL.is_file() else []
             is_val = s % val_every == 0
             counts["frames"] += 1
             dice = truth["dice"]
@@ -511,12 +515,19 @@ def top_face_samples(folders: list[Path], *, copies: int = 4, max_neg: int = 8, 
                     val.append(is_val)
                 counts["dice"] += len(dice)
                 counts["cocked"] += sum(bool(die["cocked"]) for die in dice)
+                if stage_copies > 0:
+                    for lab, c in stage_centres(gray, prof, search, peaks, dice):
+                        cs = c[None, :] + rng.uniform(-0.04, 0.04, (stage_copies, 2)) * search.z
+                        for p in top_face_patches(gray, prof, cs, search.z, search.z, rng.uniform(0.95, 1.05, stage_copies),
+                                                  rng.uniform(0, 360, stage_copies)):
+                            raw.append(p[:, ::-1] if rng.random() < 0.5 else p)
+                            labels.append(lab)
+                            val.append(is_val)
+                        counts["at_stage_centre"] += 1
             sp = prof.spec
             negs = [(float(rng.uniform(-20, sp.width_mm + 20)), float(rng.uniform(-20, sp.depth_mm + 20)))
                     for _ in range(max_neg)]
-            if DIE_DETECT_MODEL.is_file():
-                peaks = detector().peaks(top_view(img, search.map_x, search.map_y), 0.05, 16)
-                negs = [search.to_mm(p.u, p.v) for p in peaks] + negs
+            negs = [search.to_mm(p.u, p.v) for p in peaks] + negs
             far = [m for m in negs if all(math.hypot(m[0] - x, m[1] - y) > 1.2 * die["size_mm"]
                                           for die, (x, y) in zip(dice, mm, strict=True))][:max_neg]
             if far:
@@ -544,6 +555,28 @@ def top_face_samples(folders: list[Path], *, copies: int = 4, max_neg: int = 8, 
         out.append(255 - u8 if rng.random() < 0.5 else u8)
     xs = np.concatenate([normalise_patches(out[i : i + 4096]) for i in range(0, len(out), 4096)])
     return xs, np.array(labels, np.int64), np.array(val, bool), dict(counts)
+
+
+def stage_centres(gray: np.ndarray, prof: Any, search: Any, peaks: list[Any],
+                  dice: list[dict[str, Any]]) -> list[tuple[int, np.ndarray]]:
+    """(face, board mm) of each die of ``dice`` at the centre the die stage's first look reads for
+    it: the first ``detect_max_peaks`` detector ``peaks`` at ``detect_min_score`` or more, moved by
+    the centre model (:func:`vision.dice.board.refine_centres`), the nearest within 0.6 die edges."""
+    from vision.dice.board import refine_centres
+    from vision.dice.config import DiceConfig
+
+    dcfg = DiceConfig()
+    first = [p for p in peaks[: dcfg.detect_max_peaks] if p.score >= dcfg.detect_min_score]
+    if not first or not dice:
+        return []
+    mm = refine_centres(gray, prof, np.array([search.to_mm(p.u, p.v) for p in first]), search.z, dcfg)
+    out = []
+    for die in dice:
+        d = np.linalg.norm(mm[:, :2] - np.array(die["center_mm"][:2]), axis=1)
+        k = int(np.argmin(d))
+        if d[k] < 0.6 * search.z:
+            out.append((int(die["face"]), mm[k, :2].copy()))
+    return out
 
 
 def train_top(rendered: Path, out: Path, *, seed: int = 7, epochs: int = 8, copies: int = 4) -> dict[str, object]:
@@ -690,7 +723,7 @@ def finetune_photo(root: Path, out: Path, *, base: Path = MODELS / "die_face.onn
 
 def finetune_top(rendered: Path, out: Path, *, base: Path = MODELS / "die_face_top.onnx", seed: int = 7,
                  epochs: int = 2, lr: float = 1e-4, blur_p: float = 0.5, blur_max: float = 1.6,
-                 folders: list[Path] | None = None) -> dict[str, object]:
+                 folders: list[Path] | None = None, stage_copies: int = 0, copies: int = 4) -> dict[str, object]:
     """Fine-tune the rectified up-face model from its committed weights on the same training frames
     (:func:`top_face_samples`) with more and stronger blur (defocused frames hold most of the dice
     it leaves unsure); export ONNX and the record with the validation accuracy."""
@@ -700,7 +733,8 @@ def finetune_top(rendered: Path, out: Path, *, base: Path = MODELS / "die_face_t
     torch.manual_seed(seed)
     t0 = time.time()
     folders = folders or _frame_folders(rendered)
-    x, y, val, counts = top_face_samples(folders, seed=seed, blur_p=blur_p, blur_max=blur_max)
+    x, y, val, counts = top_face_samples(folders, seed=seed, blur_p=blur_p, blur_max=blur_max, stage_copies=stage_copies,
+                                         copies=copies)
     print(f"{counts} -> {len(y)} patches ({int(val.sum())} validation) in {time.time() - t0:.0f}s", flush=True)
     xt, yt = torch.from_numpy(x[~val]), torch.from_numpy(y[~val])
     xv, yv = torch.from_numpy(x[val]), torch.from_numpy(y[val])
@@ -717,6 +751,9 @@ def finetune_top(rendered: Path, out: Path, *, base: Path = MODELS / "die_face_t
 
     def report(e: EpochStats) -> None:
         print(f"epoch {e.epoch + 1}/{epochs} validation {val_acc():.4f} {time.time() - t0:.0f}s", flush=True)
+        if e.epoch + 1 < epochs:  # each epoch's weights, to measure before the last
+            export_onnx(model, torch.zeros(1, 1, PATCH, PATCH), out.with_name(f"{out.stem}_e{e.epoch + 1}.onnx"),
+                        input_name="patch")
 
     fit_classifier(model, xt, yt, epochs=epochs, seed=seed, label_smoothing=0.02, after_epoch=report, lr=lr,
                    one_cycle=False)
@@ -724,7 +761,7 @@ def finetune_top(rendered: Path, out: Path, *, base: Path = MODELS / "die_face_t
     export_onnx(model, torch.zeros(1, 1, PATCH, PATCH), out, input_name="patch")
     record: dict[str, object] = {
         "model": out.name, "base": base.name, "seed": seed, "epochs": epochs, "lr": lr, "blur_p": blur_p,
-        "blur_max": blur_max, "folders": [str(f) for f in folders], "counts": counts,
+        "blur_max": blur_max, "copies": copies, "stage_copies": stage_copies, "folders": [str(f) for f in folders], "counts": counts,
         "train_patches": int((~val).sum()), "validation_patches": int(val.sum()),
         "validation": "frames with seed % 10 == 0 (their patches blurred as in training)",
         "validation_accuracy_before": round(before, 4), "validation_accuracy": round(after, 4),
@@ -766,8 +803,11 @@ if __name__ == "__main__":
         rate = float(a[3]) if len(a) > 3 else 1e-4
         bp = float(a[4]) if len(a) > 4 else 0.5
         bm = float(a[5]) if len(a) > 5 else 1.6
-        only = [cache_dir() / f for f in a[6].split(",")] if len(a) > 6 else None  # folders under the cache
-        print(finetune_top(cache_dir() / "1280x720", outp, epochs=ep, lr=rate, blur_p=bp, blur_max=bm, folders=only))
+        only = [cache_dir() / f for f in a[6].split(",")] if len(a) > 6 and a[6] != "-" else None  # folders under the cache
+        sc = int(a[7]) if len(a) > 7 else 0  # crops per die at the die stage's own centre
+        cp = int(a[8]) if len(a) > 8 else 4  # jittered crops per die
+        print(finetune_top(cache_dir() / "1280x720", outp, epochs=ep, lr=rate, blur_p=bp, blur_max=bm, folders=only,
+                           stage_copies=sc, copies=cp))
         raise SystemExit(0)
     if a and a[0] == "top":
         from vision.training.rendered import cache_dir

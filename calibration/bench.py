@@ -22,10 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from calibration.board import BoardFit
+from calibration.board import BoardFit, _polish_cost, smoothed_lab
+from calibration.camera import CameraModel
 from calibration.config import CalibrationConfig
 from calibration.errors import CalibrationError, FitUntrusted, SidesUntrusted
 from calibration.pipeline import calibrate_frame
+from calibration.profile import CalibrationProfile
 from calibration.scenes import DEFAULT_DIR, checkers_in_points, corner_errors, load_or_render
 
 CORNER_TOL_PX = 1.5
@@ -57,6 +59,27 @@ def config_with(cfg: CalibrationConfig, settings: list[str]) -> CalibrationConfi
             raise ValueError(f"--set {item!r}: {text!r} is not a Python literal") from None
         cfg = replace(cfg, **{key.strip(): value})
     return cfg
+
+
+def truth_profile(truth: Any, width: int, height: int) -> CalibrationProfile:
+    """The profile of the TRUE camera and pose of a rendered scene (what a perfect calibration would hold)."""
+    K = truth.K
+    d = [float(x) for x in np.asarray(truth.dist).ravel()] + [0.0] * 5
+    cam = CameraModel(width, height, float(K[0, 0]), float(K[1, 1]), float(K[0, 2]), float(K[1, 2]),
+                      (d[0], d[1], d[2], d[3], d[4]), "default")
+    return CalibrationProfile.from_pose(cam, truth.spec, truth.rvec, truth.tvec, reprojection_px=0.0)
+
+
+def failure_kind(lab: Any, fitted: CalibrationProfile, truth: Any, config: CalibrationConfig) -> dict[str, Any]:
+    """Why a decided fit missed the corners: ``stuck`` when the polish edge cost
+    (:func:`calibration.board._polish_cost`, what the restarts compare) is LOWER at the true pose than at
+    the fit (a better optimum the search did not reach), ``biased`` when it is not (the image's edges
+    themselves favour the wrong fit: no restart can help, the cost must change)."""
+    h, w = lab.shape[:2]
+    at_fit = _polish_cost(lab, fitted, config)
+    at_truth = _polish_cost(lab, truth_profile(truth, w, h), config)
+    return {"failure_kind": "stuck" if at_truth < at_fit else "biased",
+            "edge_cost_fit": round(at_fit, 4), "edge_cost_truth": round(at_truth, 4)}
 
 
 def _r(v: float | None) -> float | None:
@@ -97,7 +120,6 @@ def run_one(seed: int, width: int, height: int, tilt_max: float, board: str, fol
     prof = res.profile
     err = corner_errors(prof.corners_px, truth)
     if res.fit is not None and res.fit.profile is not None:  # the second guard's figures, for its threshold
-        from calibration.board import smoothed_lab
         from calibration.guard import side_contrast, side_support
 
         rec.update(side_contrast=round(side_contrast(img, res.fit.profile), 2),
@@ -112,6 +134,8 @@ def run_one(seed: int, width: int, height: int, tilt_max: float, board: str, fol
                seat_score=None if res.seats is None else round(float(res.seats.score), 3),
                seat_margin=None if res.seats is None else round(float(res.seats.margin), 3),
                success=bool(seats and bad == 0 and float(err.max()) <= CORNER_TOL_PX * width / 1920))
+    if seats and float(err.max()) > CORNER_TOL_PX * width / 1920:  # a corner failure: stuck or biased (not timed)
+        rec.update(failure_kind(smoothed_lab(img), prof, truth, config or CalibrationConfig()))
     return rec
 
 
@@ -135,6 +159,8 @@ def summarise(recs: list[dict[str, Any]], size: str) -> dict[str, Any]:
         "corner_err_p99_px": round(float(np.percentile(errs, 99)), 3),
         "corner_err_max_px": round(float(np.max(errs)), 3),
         "scene_max_corner_err_median_px": round(float(np.median(per_scene)), 3),
+        "corner_failures_by_kind": {k: [r["seed"] for r in found if r.get("failure_kind") == k]
+                                    for k in ("biased", "stuck")},
         "worst_checker_margin_mm": min((r["checker_margin_mm"] for r in found), default=None),
         "seconds_median": round(float(np.median([r["seconds"] for r in recs])), 2),
         "cpu_seconds_median": round(float(np.median([r.get("cpu_seconds", np.nan) for r in recs])), 2),

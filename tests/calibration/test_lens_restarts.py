@@ -92,3 +92,24 @@ def test_the_walk_stops_at_the_first_restart_worse_than_its_start(scene, monkeyp
     calls.clear()
     full, _ = lens_restarts(lab, walked, 0.6, True, replace(cfg, lens_restart_early_stop=False))
     assert len(calls) == 3 and _polish_cost(lab, full, cfg) <= _polish_cost(lab, walked, cfg)
+
+
+def test_the_bench_tells_a_stuck_fit_from_a_biased_one(scene) -> None:
+    """``bench.failure_kind``: the stored pose is STUCK (the truth's polish edge cost is lower: a restart can
+    reach it), while the fit started AT the truth with a free lens settles 0.3 px away at a LOWER cost than
+    the truth's (the edges themselves favour it: biased; on this scene by 0.002, harmlessly)."""
+    from calibration.bench import failure_kind, truth_profile
+    from calibration.board import _polish_refit
+
+    lab, truth, stuck = scene
+    cfg = CalibrationConfig()
+    kind = failure_kind(lab, stuck, truth, cfg)
+    assert kind["failure_kind"] == "stuck"
+    assert kind["edge_cost_fit"] == pytest.approx(_polish_cost(lab, stuck, cfg), abs=1e-4)
+    assert kind["edge_cost_truth"] < kind["edge_cost_fit"] - 0.03
+    tp = truth_profile(truth, 1920, 1080)
+    assert float(np.abs(np.asarray(tp.corners_px) - truth.corners_px).max()) < 0.01
+    refit = _polish_refit(lab, tp.camera, tp.spec, np.asarray(tp.rvec), np.asarray(tp.tvec),
+                          cfg.outline_polish_searches, cfg)
+    assert refit is not None
+    assert failure_kind(lab, refit[0], truth, cfg)["failure_kind"] == "biased"

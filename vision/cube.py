@@ -140,6 +140,16 @@ class CubeConfig:
     found it (:func:`_found_read`)."""
     found_read_cube_probability: float = 0.99
     """How cube-like the found window must look for its read to stand (``decisive_cube_probability``)."""
+    turned_read: bool = False
+    """When the face is still unsure after every other read (the place sure), read the chosen
+    window's crop again turned by ``turned_read_quarters`` (:func:`_turned_read`)."""
+    turned_read_quarters: tuple[int, ...] = (1, 2, 3)
+    """Quarter turns of the crop's extra copies the turned read judges besides the crop itself."""
+    turned_read_relief: float = 0.0
+    """The turned read stands when every copy's most likely face is the same and its probability,
+    averaged over the copies, reaches the face's own threshold (:func:`_face_threshold`) less this."""
+    turned_read_cube_probability: float = 0.99
+    """...and the copies look like a cube this much on average."""
     shifted_own_confidence: float = 0.7
     """The shifted read must name the chosen window's own face when the window reads it at least
     this surely (below, the window straddles the top and a side face and its read is noise: 900207,
@@ -772,6 +782,12 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
         if alt is not None and place_is_sure(alt.cube_probability, rivals, cfg):
             # the found window is the cube beyond doubt: its place is as sure as the rivals allow
             face, nr, turned_from, pconf = alt.face, alt, chosen_as_found.rotation_deg, place_pconf
+    if face is None and cfg.turned_read and isinstance(numeral, CubeNumeral) and pconf >= cfg.min_position_confidence:
+        for window in (blob,) if chosen_as_found is blob else (blob, chosen_as_found):
+            turned = _turned_read(image, sampler, window, numeral, cfg, pos)
+            if turned is not None:
+                face, nr, turned_from = turned.face, turned, window.rotation_deg
+                break
     rotation = rotation_of(turned_from, nr.quarter_turns) if face is not None else blob.rotation_deg
     return CubeReading(face, round(nr.confidence if face is not None else 0.0, 4), pos, round(rotation, 1),
                        round(pconf, 4))
@@ -808,6 +824,41 @@ def _found_read(image: npt.NDArray[Any], sampler: CubeSampler, window: CubeBlob,
         return None
     half, whole = numeral.decide(p[1]), numeral.decide(p[2])
     return r if _top_is_here(image, sampler.profile, window, r, half, whole, cfg) else None
+
+
+def _turned_read(image: npt.NDArray[Any], sampler: CubeSampler, window: CubeBlob, numeral: CubeNumeral,
+                 cfg: CubeConfig, position: CubePosition) -> NumeralRead | None:
+    """The read of ``window``'s crop and its copies turned by ``turned_read_quarters``, when the face
+    is unsure after every other read: a small or defocused numeral the model reads at 0.5-0.9 in
+    one turn it often reads surely in another, while its misreads of one turn (a 32 read as 16, a
+    4 as 8) read the true face once turned (session 9, seen cube sets).  It stands only when every
+    copy reads the same face (the model's most likely face of each), at ``turned_read_confidence``
+    on average, the copies look like a cube (``turned_read_cube_probability``), the window lies in
+    the chosen position, and it is the top as far as its surroundings tell (:func:`_top_is_here`).
+    One warp of 3 crops and one model pass, on the few frames whose face is otherwise unsure."""
+    if sampler.frame.position(window.center_mm, cfg)[0] is not position:
+        return None
+    probes = side_probes(sampler, window)
+    if not probes:
+        return None
+    crops = numeral.patches(image, sampler.profile, [window, *probes])
+    crops += [turned(crops[0], q) for q in cfg.turned_read_quarters]
+    p = numeral.cube_probabilities(crops)
+    r = numeral.decide(p[0])
+    if r.face is None:
+        return None
+    copies = [p[0], *p[1 + len(probes):]]
+    if any(numeral.decide(q).face != r.face for q in copies[1:]):
+        return None
+    k = 1 + 4 * MODEL_FACES.index(r.face)
+    confidence = float(np.mean([q[k:k + 4].sum() for q in copies]))
+    cube_probability = 1.0 - float(np.mean([q[0] for q in copies]))
+    if (confidence < _face_threshold(cfg, r.face, position) - cfg.turned_read_relief
+            or cube_probability < cfg.turned_read_cube_probability):
+        return None
+    if not _top_is_here(image, sampler.profile, window, r, numeral.decide(p[1]), numeral.decide(p[2]), cfg):
+        return None
+    return NumeralRead(r.face, confidence, r.quarter_turns, cube_probability)
 
 
 def _read_stands(r: NumeralRead, cfg: CubeConfig, position: CubePosition | None, min_cube_probability: float,
@@ -936,7 +987,12 @@ def decisive_windows(windows: list[CubeBlob], cfg: CubeConfig) -> list[CubeBlob]
 
 def half_turned(crop: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     """A crop turned half a turn (its numeral's up turned by two quarter turns)."""
-    return np.ascontiguousarray(crop[::-1, ::-1])
+    return turned(crop, 2)
+
+
+def turned(crop: npt.NDArray[np.uint8], quarters: int) -> npt.NDArray[np.uint8]:
+    """A crop turned ``quarters`` quarter turns counter-clockwise (its numeral's up with it)."""
+    return np.ascontiguousarray(np.rot90(crop, quarters))
 
 
 def _half_turn_agrees(numeral: CubeNumeral, turned: npt.NDArray[np.float64], face: int) -> bool:

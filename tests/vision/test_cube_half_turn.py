@@ -47,7 +47,7 @@ def test_a_face_the_turned_crop_reads_otherwise_is_dropped(monkeypatch: pytest.M
                                                           decisive_first: bool) -> None:
     img, prof, _ = _golden_cube_painted(16)
     sampler = CubeSampler(prof)
-    on = replace(CubeConfig(), half_turn_check=True, decisive_first=decisive_first)
+    on = replace(CubeConfig(), half_turn_check=True, decisive_first=decisive_first, turned_read=False)
     off = replace(on, half_turn_check=False)
     # the real model reads the painted 16 both ways up: the check keeps it
     assert read_cube(img, sampler, off).face == 16

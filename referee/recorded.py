@@ -266,6 +266,8 @@ class GameFigures:
     first_diff_played: str
     first_diff_recorded: str
     latencies: tuple[int, ...]  # frames from the first still frame showing it to the call, per catch
+    # the first move the laws' record gives to the other player than the game did (whose turn lost), or None
+    first_side_diff: int | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {"seed": self.seed, "models": self.models, "turns": self.turns, "seeded": self.seeded,
@@ -273,7 +275,8 @@ class GameFigures:
                 "false_alarms": list(self.false_alarms), "wrong_names": list(self.wrong_names),
                 "checks": self.checks, "missed_asked": self.missed_asked, "exports_equal": self.exports_equal,
                 "first_diff": self.first_diff, "first_diff_played": self.first_diff_played,
-                "first_diff_recorded": self.first_diff_recorded, "latency_frames": list(self.latencies)}
+                "first_diff_recorded": self.first_diff_recorded, "latency_frames": list(self.latencies),
+                "first_side_diff": self.first_side_diff}
 
 
 def _move_text(m: tuple[Side, tuple[int, int], str]) -> str:
@@ -288,6 +291,7 @@ def figures(rec: RecordedGame, score: GameScore) -> GameFigures:
     first = next((i for i, (a, b) in enumerate(zip(played, got, strict=False)) if a != b), None)
     if first is None and len(played) != len(got):
         first = min(len(played), len(got))
+    side = next((i for i, (a, b) in enumerate(zip(played, got, strict=False)) if a[0] is not b[0]), None)
     wrong = tuple(f"{c.seeded.kind} by {c.seeded.side.name.lower()} (frame {c.seeded.seq}) called {c.code} "
                   f"on {c.offender.name.lower() if c.offender else '-'}"
                   for c in score.catches if c.code and not c.caught)
@@ -297,7 +301,7 @@ def figures(rec: RecordedGame, score: GameScore) -> GameFigures:
         tuple(j.verdict.summary() for j in score.false_alarms), wrong, len(score.checks),
         sum(1 for c in score.catches if not c.caught and not c.code and c.asked), first is None, first,
         _move_text(played[first]) if first is not None and first < len(played) else "-",
-        _move_text(got[first]) if first is not None and first < len(got) else "-", lat)
+        _move_text(got[first]) if first is not None and first < len(got) else "-", lat, side)
 
 
 def total_json(games: list[GameFigures]) -> dict[str, Any]:
@@ -318,12 +322,16 @@ def total_json(games: list[GameFigures]) -> dict[str, Any]:
             "wrong_names": sum(len(g.wrong_names) for g in games), "checks": sum(g.checks for g in games),
             "missed_asked": sum(g.missed_asked for g in games),
             "exports_equal": sum(g.exports_equal for g in games),
+            # games whose record leaves the game before move 10, and games whose record loses whose turn it is
+            "left_before_10": sum(g.first_diff is not None and g.first_diff < 10 for g in games),
+            "turn_lost": sum(g.first_side_diff is not None for g in games),
             "latency_frames_median": med, "latency_ms_median": None if med is None else round(med * 1000 / FPS)}
 
 
 def _print_game(g: GameFigures, out: Any) -> None:
     diff = "equal" if g.exports_equal else (
-        f"differ at move {g.first_diff}: played {g.first_diff_played} | recorded {g.first_diff_recorded}")
+        f"differ at move {g.first_diff}: played {g.first_diff_played} | recorded {g.first_diff_recorded}"
+        + ("" if g.first_side_diff is None else f"; the other player's from move {g.first_side_diff}"))
     print(f"game {g.seed}: turns {g.turns}, caught {g.caught}/{g.seeded}, false alarms {len(g.false_alarms)}, "
           f"wrong names {len(g.wrong_names)}, checks {g.checks}, missed but asked {g.missed_asked}, exports {diff}",
           file=out)
@@ -337,7 +345,8 @@ def _print_game(g: GameFigures, out: Any) -> None:
 def _print_total(t: dict[str, Any], out: Any) -> None:
     print(f"total: {t['games']} games, {t['turns']} turns, caught {t['caught']}/{t['seeded']}, false alarms "
           f"{t['false_alarms']}, wrong names {t['wrong_names']}, checks {t['checks']}, missed but asked "
-          f"{t['missed_asked']}, exports equal {t['exports_equal']}/{t['games']}, latency median "
+          f"{t['missed_asked']}, exports equal {t['exports_equal']}/{t['games']} (left before move 10: "
+          f"{t['left_before_10']}, whose turn lost: {t['turn_lost']}), latency median "
           f"{t['latency_frames_median']} frames ({t['latency_ms_median']} ms at {FPS:g} fps)", file=out)
     print("    " + " ".join(f"{k}={c}/{n}" for k, (n, c) in t["by_kind"].items()), file=out)
 

@@ -984,8 +984,10 @@ class Tracker:
         out: list[Emitted] = []
         start = s.start or STARTING_BOARD
         cc = cfg.count_confidence
-        moved = any(c >= cc and seen != want for seen, want, c in zip(sc.board[:25], start[:25], sc.confidences,
-                                                                          strict=False))
+        # regions read surely (at the reader's threshold) that differ from the starting array
+        changed = sum(c >= cc and seen != want for seen, want, c in zip(sc.board[:25], start[:25], sc.confidences,
+                                                                         strict=False))
+        moved = changed > 0
         if sc.dice and moved and s.opening and cfg.judge is not None:
             read_by = {side for side, face, _, _ in s.opening if face}
             where = [(x, y) for _, _, x, y in s.opening]
@@ -995,8 +997,6 @@ class Tracker:
             # read at the reader's threshold) and a die lies elsewhere: the opening was played and that die
             # is a later throw (7251 s5h: white's 4 read, black's opening 3 never; white played and lifted,
             # and black's next 3-1 -- its 1 unread -- was taken for black's opening die)
-            changed = sum(c >= cc and seen != want for seen, want, c in zip(sc.board[:25], start[:25],
-                                                                             sc.confidences, strict=False))
             if (not later and changed >= 2 and not any(_near(d, where, cfg.same_die_mm) for d in sc.dice)):
                 later = list(sc.dice)
             if later:
@@ -1010,7 +1010,11 @@ class Tracker:
                     out += self._in_game(sc, seq, t)
                 return out
         if not sc.dice:
-            if moved and s.opening:
+            if moved and (s.opening or (cfg.judge is not None and changed >= 2)):
+                # the opening played (with no die of it ever seen, when two regions surely changed): inferred from
+                # the play now, before a later throw is taken for opening dice (7368 s8c: neither opening die read,
+                # the first dice read were the fifth throw's, taken for the opening; the game ran with whose turn
+                # inverted to the end, 0/24 caught)
                 return self._opening_from_play(sc, seq, t)
             shown = [face for _, face, _, _ in s.opening]
             if len(shown) == 2 and shown[0] == shown[1] and not moved:  # a tie, lifted for the rethrow

@@ -520,6 +520,26 @@ def test_a_die_landing_after_the_opening_was_played_is_a_later_throw_not_an_open
     assert [(m.player, m.play) for m in moves] == [(Side.WHITE, "8/3 6/3"), (Side.BLACK, "24/18 13/11")]
 
 
+def test_an_opening_played_with_neither_die_seen_is_inferred_before_the_next_throw_lands() -> None:
+    """7368 s8c: neither opening die was ever read; BLACK played his opening 6-3 and the board surely changed.
+    The opening is inferred from the play while no die is in sight, so WHITE's next throw is his, not an opening
+    die.  Before, nothing happened until dice were read, and a later throw was taken for the opening: the game
+    ran with whose turn inverted to the end (0/24 caught)."""
+    p1 = after(START.with_turn(Side.BLACK), (6, 3), "8/5 8/2")
+    s = Script().show(START).show(p1).show(p1)  # BLACK's opening played, its dice never read
+    nxt = (sure_face(die(2, Area.RIGHT_TABLE, W_SPOTS[0])), sure_face(die(1, Area.RIGHT_TABLE, W_SPOTS[1])))
+    p2 = after(p1, (2, 1), "13/11 6/5")
+    s.show(p1, nxt).show(p2, nxt).show(p2)  # WHITE's 2-1 lands in his table and is played
+    ses = session_run(s)
+    od = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, OpeningDieThrown)]
+    assert sorted((o.player, o.die.value) for o in od) == [(Side.WHITE, 3), (Side.BLACK, 6)]
+    throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
+    assert [(t.player, sorted(t.values)) for t in throws] == [(Side.WHITE, [1, 2])]
+    assert ses.stats.infractions == 0
+    moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
+    assert [(m.player, m.play) for m in moves] == [(Side.BLACK, "8/5 8/2"), (Side.WHITE, "13/11 6/5")]
+
+
 def test_a_play_no_play_of_the_faces_read_explains_is_judged_with_a_doubtful_face_open() -> None:
     """7256 s5h: a 5-1 read as 5-5, the 1 read as a 5 at 0.993 (below call_face_confidence, so it may be
     misread).  The play 24/23 13/8 is no 5-5 play; the throw is judged again from its play with that face

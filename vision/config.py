@@ -105,6 +105,8 @@ class VisionConfig:
     stack_disagree_cap: float = 0.5
     """A point whose combined reading is not the stack model's own best count is read with at most
     this confidence (two looks at the same pixels are not independent)."""
+    stack_agree_min: float = 0.5
+    """...and the stack model agrees only when it gives that count at least this probability."""
 
     # ---- dice (vision/dice/)
     face_min_confidence: float = 0.9

@@ -360,18 +360,10 @@ def counts_from_slot_probs(
         block = probs64[np.stack([groups[r] for r in pts])]
         hyps, post = stack_posteriors(block, (Side.WHITE, Side.BLACK), ow)
         decided = _decide_stacks(block, hyps, post, hand_max)
-        second = _second_look(decided, hyps, post, stack_probs, hand_max)
         order = np.argsort(-post, axis=1)[:, 1 : ALTERNATIVES + 1]
         for i, (w, b, c, h) in enumerate(decided):
             r = pts[i]
             scale = 1.0
-            if i in second:
-                readings[r], h2 = second[i]
-                if c <= 0.0:
-                    readings[r] = CountReading(readings[r].white, readings[r].black, 0.0)
-                if h or h2:
-                    handy.add(r)
-                continue
             if max(w, b) >= block.shape[1]:
                 # a full row or more: a missed second layer on a slot is the model's typical error
                 # (weighted up, but not beyond the cap unless the decoder's own error is higher)
@@ -382,6 +374,10 @@ def counts_from_slot_probs(
             readings[r] = CountReading(w, b, c, _alternatives(hyps, post[i], scale, order[i]))
             if h:
                 handy.add(r)
+        for i, (rd, h) in _second_look(readings, hyps, post, stack_probs, hand_max).items():
+            readings[pts[i]] = rd
+            if h:
+                handy.add(pts[i])
     for region, ix in groups.items():
         if region in readings:
             continue
@@ -437,18 +433,20 @@ def counts_from_slot_probs(
     return CheckerReadings(points, bar, (tw, tb))
 
 
-def _second_look(decided: list[tuple[int, int, float, bool]], hyps: tuple[tuple[Side, int], ...],
+def _second_look(readings: dict[str, CountReading], hyps: tuple[tuple[Side, int], ...],
                  post: npt.NDArray[np.float64], stack_probs: Callable[[list[int]], npt.NDArray[np.float64]] | None,
                  hand_max: float) -> dict[int, tuple[CountReading, bool]]:
-    """The readings of the points (0-based) the stack model looks at too (decoded as
-    ``stack_min_count`` or more), and whether it sees a hand there; none without ``stack_probs``."""
+    """The points (0-based) the stack model looks at too (read by the slots alone, ``readings``, as
+    ``stack_min_count`` or more): their joint readings (:func:`vision.stacks.combine`), and whether
+    the stack model sees a hand there; none without ``stack_probs``."""
     from vision.stacks import combine
 
-    tall = [i for i, (w, b, _, _) in enumerate(decided) if max(w, b) >= _DEFAULTS.stack_min_count]
+    alone = [readings[f"p{i}"] for i in range(1, 25)]
+    tall = [i for i, rd in enumerate(alone) if max(rd.white, rd.black) >= _DEFAULTS.stack_min_count]
     if stack_probs is None or not tall:
         return {}
     q = stack_probs([i + 1 for i in tall])
-    return {i: combine(hyps, post[i], q[j], hand_max) for j, i in enumerate(tall)}
+    return {i: combine(hyps, post[i], q[j], alone[i], hand_max) for j, i in enumerate(tall)}
 
 
 def corroborated_hands(slots: tuple[Slot, ...], probs: npt.NDArray[np.float64],

@@ -132,19 +132,25 @@ def hypothesis_classes(hyps: tuple[tuple[Side, int], ...]) -> npt.NDArray[np.int
 
 
 def combine(hyps: tuple[tuple[Side, int], ...], post: npt.NDArray[np.float64], q: npt.NDArray[np.float64],
-            hand_max: float, slot_power: float | None = None, disagree_cap: float | None = None,
-            ) -> tuple[CountReading, bool]:
-    """One point read by both models: the slot decoder's posterior ``post`` over ``hyps`` (raised to
-    ``slot_power``: the slot model is overconfident about layers) times the stack model's
-    probabilities ``q`` of the same counts, renormalised (two looks at the same pixels are not
-    independent, so the product is only trusted where they agree: when the stack model's own best
-    count is another, the confidence is at most ``disagree_cap``).  The stack model's "hand" at
-    least ``hand_max`` makes the point unread (confidence 0, and True: hand-like).  Defaults:
-    ``VisionConfig.stack_slot_power`` and ``stack_disagree_cap``."""
+            alone: CountReading, hand_max: float, slot_power: float | None = None,
+            disagree_cap: float | None = None, agree_min: float | None = None) -> tuple[CountReading, bool]:
+    """One point read by both models.  ``post``: the slot decoder's posterior over ``hyps``;
+    ``alone``: the slots' own reading of the point (its confidence with the full-row error weight);
+    ``q``: the stack model's probabilities.  The joint posterior is ``post`` (raised to
+    ``slot_power``) times the stack model's probabilities of the same counts, renormalised; its best
+    count is the reading.  Two looks at the same pixels are not independent, so the product is only
+    trusted where the stack model's own best count is that reading, with probability at least
+    ``agree_min``: the confidence is then the higher
+    of the joint posterior and ``alone``'s (when ``alone`` reads the same); otherwise at most
+    ``disagree_cap`` (and at most ``alone``'s when the reading is ``alone``'s).  The stack model's
+    "hand" at least ``hand_max`` makes the point unread (confidence 0, and True: hand-like); a point
+    ``alone`` does not read (confidence 0: a hand, contradictory slots) stays unread.  Defaults:
+    ``VisionConfig.stack_slot_power``, ``stack_disagree_cap`` and ``stack_agree_min``."""
     from vision.checkers import ALTERNATIVE_MIN, ALTERNATIVES
 
     power = _DEFAULTS.stack_slot_power if slot_power is None else slot_power
     cap = _DEFAULTS.stack_disagree_cap if disagree_cap is None else disagree_cap
+    agree = _DEFAULTS.stack_agree_min if agree_min is None else agree_min
     cls = hypothesis_classes(hyps)
     joint = np.power(np.maximum(post, 1e-300), power) * q[cls]
     if not joint.sum() > 0.0:
@@ -152,16 +158,24 @@ def combine(hyps: tuple[tuple[Side, int], ...], post: npt.NDArray[np.float64], q
     joint = joint / joint.sum()
     order = np.argsort(-joint)
     best = int(order[0])
-    conf = float(joint[best])
-    if int(np.argmax(q[:STACK_HAND])) != int(cls[best]):
-        conf = min(conf, cap)
-    hand = bool(q[STACK_HAND] >= hand_max)
     colour, n = hyps[best]
+    w, b = (n, 0) if colour is Side.WHITE else (0, n)
+    same = (w, b) == (alone.white, alone.black)
+    conf = float(joint[best])
+    if int(np.argmax(q[:STACK_HAND])) == int(cls[best]) and float(q[cls[best]]) >= agree:
+        conf = max(conf, alone.confidence) if same else conf
+    else:
+        conf = min(conf, cap, alone.confidence) if same else min(conf, cap)
+    hand = bool(q[STACK_HAND] >= hand_max)
+    if hand or alone.confidence <= 0.0:
+        conf = 0.0
+    # the other counts share the error the confidence leaves (the totals cross-check weighs them)
+    scale = (1.0 - conf) / (1.0 - float(joint[best])) if 0.0 < conf < float(joint[best]) < 1.0 else 1.0
     alts = []
     for j in order[1 : ALTERNATIVES + 1].tolist():
-        if joint[j] < ALTERNATIVE_MIN:
+        pj = round(float(joint[j]) * scale, 6)
+        if pj < ALTERNATIVE_MIN:
             break
         c2, n2 = hyps[j]
-        alts.append((n2, 0, round(float(joint[j]), 6)) if c2 is Side.WHITE else (0, n2, round(float(joint[j]), 6)))
-    w, b = (n, 0) if colour is Side.WHITE else (0, n)
-    return CountReading(w, b, 0.0 if hand else conf, tuple(alts)), hand
+        alts.append((n2, 0, pj) if c2 is Side.WHITE else (0, n2, pj))
+    return CountReading(w, b, conf, tuple(alts)), hand

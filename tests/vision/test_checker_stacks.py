@@ -10,6 +10,7 @@ import pytest
 from rules.position import Side
 from vision.checkers import SLOT_CLASSES, board_slots, counts_from_slot_probs, slot_labels
 from vision.geometry import BoardLayout, BoardSpec, Seating
+from vision.observation import CountReading
 from vision.stacks import (
     STACK_CLASSES,
     STACK_HAND,
@@ -108,7 +109,7 @@ def test_a_hand_seen_by_the_stack_model_blocks_the_point_and_its_neighbours() ->
     r = counts_from_slot_probs(SLOTS, probs, hand_max=0.5, neighbour_hand_max=0.6,
                                stack_probs=lambda pts: np.stack([hand] * len(pts)))
     assert r.points[1].confidence == 0.0 and r.points[1].alternatives == ()
-    reading, handy = combine(*_hyps_post(), hand, 0.5)
+    reading, handy = combine(*_hyps_post(), hand, CountReading(6, 0, 0.99), 0.5)
     assert handy and reading.confidence == 0.0
 
 
@@ -124,7 +125,7 @@ def _hyps_post() -> tuple[tuple[tuple[Side, int], ...], np.ndarray]:
 def test_combine_is_the_product_of_the_two_posteriors() -> None:
     hyps, post = _hyps_post()
     q = _stack(6, 0, 0.9)
-    reading, handy = combine(hyps, post, q, 0.5, slot_power=1.0, disagree_cap=0.5)
+    reading, handy = combine(hyps, post, q, CountReading(6, 0, 0.5), 0.5, slot_power=1.0, disagree_cap=0.5)
     assert not handy and (reading.white, reading.black) == (6, 0)
     joint = post * q[[stack_class(n, 0) if c is Side.WHITE else stack_class(0, n) for c, n in hyps]]
     assert reading.confidence == pytest.approx(joint.max() / joint.sum(), abs=1e-9)

@@ -134,6 +134,12 @@ class LikelihoodConfig:
     # between plays make it ``doubt_gone`` times as likely as the board the laws have, or less
     doubt_p: float = 0.02
     doubt_gone: float = 1e-3
+    # ... entering at odds no higher than this against the chosen board: a candidate's share of the posterior
+    # comes from every region it differs in, so it overstates what any one region holds, and an alternative that
+    # entered at e^20-e^46 outlived every later look at a region read unsure (7366 s8c: four illegal plays asked,
+    # the laws' board right, for 20 moves after the record came back in step); at even odds the looks between
+    # plays decide (session 9: docs/referee_vision.md)
+    doubt_max_odds: float = 1.0
 
 
 class JudgementKind(Enum):
@@ -407,7 +413,7 @@ def doubt_of(chosen: Board, cands: Iterable[tuple[float, Board]], looks: Sequenc
         for i, r in enumerate(look):
             if calibrated(r, cfg) >= cfg.fit_p and (r.white, r.black) != chosen[i]:
                 odds[(i, r.white, r.black)] = max(odds.get((i, r.white, r.black), 0.0), 1.0)
-    return tuple((i, w, b, o) for (i, w, b), o in sorted(odds.items()))
+    return tuple((i, w, b, min(o, cfg.doubt_max_odds)) for (i, w, b), o in sorted(odds.items()))
 
 
 def _one_face_off(before: Position, dice: Dice, board: Board, weak: Iterable[int]) -> bool:

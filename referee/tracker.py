@@ -608,8 +608,9 @@ def _doubt_now(before: Position, roll: tuple[int, int], chosen: Board, look: Seq
         return j.doubt
     # the look likes another board better: its counts, and the judge's alternatives to it, against ``chosen``
     odds = math.exp(min(board_logp(j.board, [look], cfg) - board_logp(chosen, [look], cfg), 50.0))
-    return (*((i, w, b, o * odds) for i, w, b, o in j.doubt),
-            *((i, w, b, odds) for i, (w, b) in enumerate(j.board) if (w, b) != chosen[i]))
+    cap = cfg.doubt_max_odds  # (as Judgement.doubt: referee.judge.doubt_of)
+    return (*((i, w, b, min(o * odds, cap)) for i, w, b, o in j.doubt),
+            *((i, w, b, min(odds, cap)) for i, (w, b) in enumerate(j.board) if (w, b) != chosen[i]))
 
 
 MAX_REJUDGED = 256  # alternative starting boards an illegal play is re-judged from (more: the region test)

@@ -15,7 +15,7 @@ from referee.judge import (
     reading_of,
     region_logp,
 )
-from referee.tracker import board_of
+from referee.tracker import Scene, _weighed, board_of, doubt_with
 from rules.dice import Dice
 from rules.moves import legal_plays
 from rules.notation import parse_play
@@ -150,6 +150,27 @@ def test_what_an_unsure_judgement_leaves_in_doubt() -> None:
     for i, w, b, odds in doubt:
         assert (w, b) == ((0, 4) if i == 12 else other[i]) and abs(odds - (1.0 if i == 12 else 0.1)) < 1e-9, (i, odds)
     assert judge_play(START, Dice(3, 1), [look(after(START, (3, 1), "8/5 6/5"))]).kind is JudgementKind.LEGAL
+
+
+def test_an_alternative_the_judge_liked_far_better_leaves_the_doubt_when_later_looks_read_the_laws_board() -> None:
+    """A candidate holding nearly all the posterior enters the doubt at even odds at most (``doubt_max_odds``): its
+    share comes from every region it differs in.  Three looks between plays that read the laws' board (at 0.9) then
+    clear it; entered at its full odds (999) it outlives them (7366 s8c: alternatives at e^20-e^46 kept four illegal
+    plays asked for 20 moves after the laws' board was back in step)."""
+    chosen = board_of(after(START, (3, 1), "8/5 6/5"))
+    other = board_of(after(START, (3, 1), "24/21 6/5"))
+    cands = [(0.999, other), (0.001, chosen)]
+    between = Scene(chosen, (0.9,) * 27, False, (), None, reading_of(chosen, 0.9))
+    left = {}
+    for cap in (CFG.doubt_max_odds, float("inf")):
+        cfg = replace(CFG, doubt_max_odds=cap)
+        doubt = doubt_with((), chosen, doubt_of(chosen, cands, [reading_of(chosen, 0.5)], cfg))
+        assert {i for i, *_ in doubt} == {i for i in range(27) if other[i] != chosen[i]}
+        for _ in range(3):  # (each look moves it by ~3.2 nats; it leaves below doubt_gone, -6.9)
+            doubt = _weighed(doubt, chosen, between, cfg)
+        left[cap] = doubt
+    assert CFG.doubt_max_odds <= 1.0 and left[CFG.doubt_max_odds] == ()
+    assert left[float("inf")], "at the candidate's full odds the same looks leave it in doubt"
 
 
 def test_a_play_lifted_early_whose_moved_checkers_are_read_unsure_is_called_at_099() -> None:

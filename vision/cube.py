@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -126,8 +127,10 @@ class CubeConfig:
     """A read face stands only when the same crop turned half a turn reads the same face (the
     model's most likely face of the turned crop): a numeral the model truly reads is read in any
     turn, while its confident misreads (the committed model: a plain 4 read as 2 at 0.99, an 8 as
-    2, a 32 as 16, on seen cube sets) read otherwise once turned.  One more crop in the model pass
-    (a turned copy: no warp)."""
+    2, a 32 as 16, on seen cube sets) read otherwise once turned.  One more model pass of one
+    crop (a turned copy: no warp), only for a read the check applies to."""
+    half_turn_below: float = 1.01
+    """The half-turn check applies to reads below this probability (all reads: 1.01)."""
     shifted_cube_probability: float = 0.99
     """How cube-like the window half a side beyond must look for the shifted read to stand (0.5
     until session 7: on its held-out cameras, 715321_4, a middle cube seen at 45 degrees, the window
@@ -778,10 +781,9 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
                 read_at = side_probes(sampler, blob)[0]
     if face is not None and abs(angle_residual(image, profile, blob)) > cfg.max_angle_residual_deg:
         face = None  # the crop is turned off the top's edges: its numeral may read as another
-    if face is not None and cfg.half_turn_check and isinstance(numeral, CubeNumeral):
-        crop = numeral.patches(image, profile, [read_at])[0]
-        if not _half_turn_agrees(numeral, numeral.cube_probabilities([half_turned(crop)])[0], face):
-            face = None
+    if (face is not None and isinstance(numeral, CubeNumeral)
+            and _half_turn_doubts(numeral, lambda: numeral.patches(image, profile, [read_at])[0], nr, cfg)):
+        face = None
     turned_from = blob.rotation_deg
     if (face is None and refine and cfg.found_read and isinstance(numeral, CubeNumeral)
             and chosen_as_found is not blob and place_pconf >= cfg.min_position_confidence):
@@ -820,14 +822,12 @@ def _found_read(image: npt.NDArray[Any], sampler: CubeSampler, window: CubeBlob,
     if not probes:
         return None
     crops = numeral.patches(image, sampler.profile, [window, *probes])
-    if cfg.half_turn_check:
-        crops.append(half_turned(crops[0]))
     p = numeral.cube_probabilities(crops)
     r = numeral.decide(p[0])
     if not _read_stands(r, cfg, position, cfg.found_read_cube_probability, own):
         return None
     assert r.face is not None  # a read that stands names a face
-    if cfg.half_turn_check and not _half_turn_agrees(numeral, p[3], r.face):
+    if _half_turn_doubts(numeral, lambda: crops[0], r, cfg):
         return None
     half, whole = numeral.decide(p[1]), numeral.decide(p[2])
     return r if _top_is_here(image, sampler.profile, window, r, half, whole, cfg) else None
@@ -957,8 +957,6 @@ def _decisive_read(image: npt.NDArray[Any], sampler: CubeSampler, top: list[Cube
         return None
     judged = 1 + len(rivals)
     crops = numeral.patches(image, profile, [blob, *rivals, *probes])
-    if cfg.half_turn_check:
-        crops.append(half_turned(crops[0]))
     p = numeral.cube_probabilities(crops)
     nr = numeral.decide(p[0])
     if not _read_stands(nr, cfg, None, cfg.decisive_cube_probability):
@@ -966,7 +964,7 @@ def _decisive_read(image: npt.NDArray[Any], sampler: CubeSampler, top: list[Cube
     assert nr.face is not None  # a read that stands names a face
     if any(1.0 - float(q[0]) > cfg.decisive_rival_cube_probability for q in p[1:judged]):
         return None
-    if cfg.half_turn_check and not _half_turn_agrees(numeral, p[-1], nr.face):
+    if _half_turn_doubts(numeral, lambda: crops[0], nr, cfg):
         return None
     pos, pconf = sampler.frame.position(blob.center_mm, cfg)
     if pos is not pos0:
@@ -1002,9 +1000,14 @@ def turned(crop: npt.NDArray[np.uint8], quarters: int) -> npt.NDArray[np.uint8]:
     return np.ascontiguousarray(np.rot90(crop, quarters))
 
 
-def _half_turn_agrees(numeral: CubeNumeral, turned: npt.NDArray[np.float64], face: int) -> bool:
-    """Whether the class probabilities ``turned`` of a half-turned crop read ``face`` (its most likely face)."""
-    return numeral.decide(turned).face == face
+def _half_turn_doubts(numeral: CubeNumeral, crop: Callable[[], npt.NDArray[np.uint8]], r: NumeralRead,
+                      cfg: CubeConfig) -> bool:
+    """Whether the half-turn check drops the read ``r`` of ``crop()`` (``half_turn_check``, for a read
+    below ``half_turn_below``): the crop turned half a turn reads another face (its most likely
+    face).  One model pass of one crop, only when the check applies."""
+    if not cfg.half_turn_check or r.confidence >= cfg.half_turn_below:
+        return False
+    return numeral.decide(numeral.cube_probabilities([half_turned(crop())])[0]).face != r.face
 
 
 SIDE_PROBES = (0.5, 1.0)

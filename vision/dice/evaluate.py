@@ -1,4 +1,4 @@
-"""``python -m vision.dice.evaluate [--first 900040] [--frames 200] [--size 1280x720] [--out F.json] [--why]``.
+"""``python -m vision.dice.evaluate [--first 900040] [--frames 200] [--size 1280x720] [--out F.json] [--why] [--leaning DIR]``.
 
 The dice stage alone (:func:`vision.dice.board.read_dice`) on rendered frames of held-out seeds
 (``EVAL_SEEDS``; 900000..900039 chose the thresholds): per die right / wrong / unsure / missed,
@@ -7,7 +7,8 @@ where the die is more than ``boundary_uncertain_mm`` from a boundary, and the st
 on one core (wall clock, and the process's CPU time: on a shared machine the CPU time is the
 figure a free core would give).  Frames missing from the render cache are rendered (set ``BGREF_RENDER_CACHE`` to a
 folder of your own to keep evaluation renders apart).  ``--why`` adds why each missed die was
-missed (:func:`miss_cause`).
+missed (:func:`miss_cause`); ``--leaning DIR`` measures multi-view renders such as the pose renders
+per what each die leans on (:func:`leaning_figures`: how many cocked dice the stage finds at all).
 """
 
 from __future__ import annotations
@@ -295,6 +296,52 @@ def frame_miss_causes(img: Any, prof: Any, truth: dict[str, Any], found: tuple[D
     return [miss_cause(d, hand, peaks, not_die, dcfg) for d in missed]
 
 
+def leaning_figures(folder: Path, seeds: range, cfg: VisionConfig, dcfg: DiceConfig) -> dict[str, Any]:
+    """The dice stage on multi-view renders (``SEED_K.json`` in ``folder``, e.g. the pose renders
+    ``dice_pose/v2/1280x720``), per visible die (not under another die): per what it leans on
+    ("flat", "checker", "die", "die_top", "bar", "rail") how many there are, how many the stage
+    found, and why it missed the others (:func:`frame_miss_causes`); right / wrong / unsure faces of
+    the found ones and the false dice of all frames."""
+    import cv2
+
+    from vision.training.pose import hidden_under
+    from vision.training.rendered import frames_in, profile_for
+
+    cv2.setNumThreads(1)
+    clf = FaceClassifier()
+    faces = {"right": 0, "wrong": 0, "unsure": 0, "false": 0}
+    lean: dict[str, dict[str, int]] = {}
+    wrong: list[str] = []
+    for r in frames_in(folder, seeds):
+        img, t = r.image(), r.truth
+        prof = profile_for(t)
+        search = DiceSearch.for_profile(prof)
+        found = read_dice(img, prof, clf, cfg, search, dcfg)
+        m = match(t["dice"], found)
+        causes = iter(frame_miss_causes(img, prof, t, found, dcfg, search, clf))
+        hidden = hidden_under(t["dice"])
+        for i, (die, j) in enumerate(zip(t["dice"], m, strict=True)):
+            cause = next(causes) if j is None else None
+            if i in hidden:
+                continue
+            row = lean.setdefault(str(die.get("leaning_on")) if die["cocked"] else "flat", {"n": 0, "found": 0})
+            row["n"] += 1
+            if cause is not None:
+                row[cause] = row.get(cause, 0) + 1
+                continue
+            row["found"] += 1
+            o = found[j]  # type: ignore[index]
+            k = "unsure" if o.face is None else "right" if o.face == die["face"] else "wrong"
+            faces[k] += 1
+            if k == "wrong":
+                wrong.append(f"{r.image_path.stem}: {die['face']} ({die.get('leaning_on') or 'flat'}) read {o.face} ({o.face_confidence})")
+        faces["false"] += len(found) - sum(j is not None for j in m)
+    cocked = [v for k, v in lean.items() if k != "flat"]
+    return {"folder": str(folder), "seeds": [seeds.start, seeds.stop - 1], "faces": faces,
+            "cocked_found": sum(v["found"] for v in cocked), "cocked_visible": sum(v["n"] for v in cocked),
+            "by_leaning_on": lean, "wrong": wrong}
+
+
 def render_main(argv: list[str]) -> int:
     """``python -m vision.dice.evaluate render FIRST COUNT [DIR]``: fill an evaluation cache."""
     first, count = int(argv[0]), int(argv[1])
@@ -317,11 +364,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--verbose", action="store_true")
     p.add_argument("--why", action="store_true", help="tally why each missed die was missed (MISS_CAUSES)")
     p.add_argument("--cached-only", action="store_true", help="only frames already rendered (no rendering)")
+    p.add_argument("--leaning", type=Path, default=None,
+                   help="a folder of multi-view renders (SEED_K.json, e.g. /tmp/bgref_renders/dice_pose/v2/1280x720): "
+                        "found dice and why the others were missed, per what each die leans on (leaning_figures)")
     p.add_argument("--cache", type=Path, default=None,
                    help="render frames missing from the shared cache into this folder (e.g. /tmp/bgref_renders/dice_eval)")
     args = p.parse_args(args_)
     from vision.training.rendered import EVAL_SEEDS, cache_dir
 
+    if args.leaning is not None:
+        res = leaning_figures(args.leaning, range(args.first, args.first + args.frames), VisionConfig(), DiceConfig())
+        text = json.dumps(res, indent=2)
+        print(text)
+        if args.out:
+            args.out.write_text(text + "\n")
+        return 0
     seeds = [s for s in range(args.first, args.first + args.frames) if s in EVAL_SEEDS]
     if args.cached_only:
         seeds = [s for s in seeds if any((d / args.size / f"{s}.json").is_file()

@@ -9,6 +9,7 @@ import pytest
 
 from rules.position import Side
 from vision.checkers import SLOT_CLASSES, board_slots, counts_from_slot_probs, slot_labels
+from vision.config import VisionConfig
 from vision.geometry import BoardLayout, BoardSpec, Seating
 from vision.observation import CountReading
 from vision.stacks import (
@@ -86,7 +87,8 @@ def test_two_models_that_disagree_leave_the_point_unsure() -> None:
 
     r = counts_from_slot_probs(SLOTS, probs, stack_probs=stack).points[0]
     assert (r.white, r.black) == (6, 0)  # the slot decoder is surer, but ...
-    assert r.confidence <= 0.5  # ... the stack model's best is another count
+    assert r.confidence <= VisionConfig().stack_disagree_cap < 0.99  # ... the stack model's best is another count
+    assert (7, 0) in [a[:2] for a in r.alternatives]
 
 
 def test_agreeing_models_confirm_a_full_row() -> None:
@@ -159,3 +161,15 @@ def test_point_strips_are_cut_along_the_points() -> None:
         m1, m2 = sampler.maps[p - 1]
         fx, fy = cv2.convertMaps(m1, m2, cv2.CV_32FC1)
         assert abs(fx[row, STACK_WIDTH // 2] - ref[0]) < 3 and abs(fy[row, STACK_WIDTH // 2] - ref[1]) < 3
+
+
+def test_the_committed_stack_model_reads_the_strips() -> None:
+    """The committed model takes raw uint8 strips of the sampler's shape, has a fitted temperature
+    and gives one probability row per strip (an empty batch too: no tall stack on the board)."""
+    from vision.stacks import STACK_MODEL, StackClassifier
+
+    clf = StackClassifier(STACK_MODEL)
+    assert 0.3 <= clf.temperature <= 5.0
+    p = clf.probabilities(np.zeros((3, *StackSampler.SHAPE), np.uint8))
+    assert p.shape == (3, len(STACK_CLASSES)) and np.allclose(p.sum(axis=1), 1.0, atol=1e-6)
+    assert clf.probabilities(np.zeros((0, *StackSampler.SHAPE), np.uint8)).shape == (0, len(STACK_CLASSES))

@@ -47,7 +47,8 @@ def test_a_face_the_turned_crop_reads_otherwise_is_dropped(monkeypatch: pytest.M
                                                           decisive_first: bool) -> None:
     img, prof, _ = _golden_cube_painted(16)
     sampler = CubeSampler(prof)
-    on = replace(CubeConfig(), half_turn_check=True, decisive_first=decisive_first, turned_read=False)
+    on = replace(CubeConfig(), half_turn_check=True, half_turn_below=1.01, decisive_first=decisive_first,
+                 turned_read=False)
     off = replace(on, half_turn_check=False)
     # the real model reads the painted 16 both ways up: the check keeps it
     assert read_cube(img, sampler, off).face == 16
@@ -60,3 +61,8 @@ def test_a_face_the_turned_crop_reads_otherwise_is_dropped(monkeypatch: pytest.M
     assert read_cube(img, sampler, off, _TurnedReadsOther(32)).face == 16
     # ...one that reads it as 16 keeps it
     assert read_cube(img, sampler, on, _TurnedReadsOther(16)).face == 16
+    # a read at or above ``half_turn_below`` is not checked (the painted 16 reads above 0.99)
+    sure = read_cube(img, sampler, off)
+    assert sure is not None and sure.face_confidence >= 0.99
+    num = _TurnedReadsOther(32)
+    assert read_cube(img, sampler, replace(on, half_turn_below=0.99), num).face == 16 and num.turned_reads == 0

@@ -39,12 +39,14 @@ from vision.dice.board import DiceSearch, read_dice
 from vision.dice.classify import DIE_FACE_MODEL, FaceClassifier
 from vision.motion import MotionGate, MotionReport, RegionMap
 from vision.observation import REGION_NAMES, BoardObservation, CountReading, CubeReading, DieReading
+from vision.stacks import STACK_MODEL, StackClassifier, StackSampler
 
 
 class _ProfileState:
     def __init__(self, profile: Any, config: VisionConfig, patch: int) -> None:
         self.sampler = SlotSampler(profile, patch)
         self.trays = TraySampler(profile)
+        self.stacks = StackSampler(profile)
         self.cube = CubeSampler(profile)
         self.cube_watch = CubeWatch(self.cube, profile.image_size)
         self.cube_kept: tuple[CubeSnapshot, CubeReading] | None = None
@@ -60,13 +62,15 @@ class BoardReader:
     """Reads frames of one or more calibrated boards.  Not thread-safe: one per camera loop."""
 
     def __init__(self, config: VisionConfig | None = None, *, face_model: Path = DIE_FACE_MODEL,
-                 slot_model: Path = SLOT_MODEL, tray_model: Path = TRAY_MODEL) -> None:
+                 slot_model: Path = SLOT_MODEL, tray_model: Path = TRAY_MODEL,
+                 stack_model: Path | None = STACK_MODEL) -> None:
         self.config = config or VisionConfig()
         self.cube_config = CubeConfig.from_vision(self.config)
         """The cube stage's thresholds, derived once (not on every frame)."""
         self.faces = FaceClassifier(face_model)
         self.slots = SlotClassifier(slot_model)
         self.trays = TrayClassifier(tray_model)
+        self.stacks = StackClassifier(stack_model) if stack_model is not None and stack_model.is_file() else None
         default_numeral()  # the cube model, loaded now rather than on the first frame
         self._state: dict[int, _ProfileState] = {}
         self.last_cpu_ms: tuple[tuple[str, float], ...] = ()
@@ -127,12 +131,14 @@ class BoardReader:
         patches = st.sampler.patches(image)
         probs = self.slots.probabilities(patches, cfg.slot_temperature)
         tray_probs = self.trays.probabilities(st.trays.strips(image))
+        stacks = self.stacks
+        stack_probs = None if stacks is None else (lambda pts: stacks.probabilities(st.stacks.strips(image, pts)))
         checkers: CheckerReadings = counts_from_slot_probs(st.sampler.slots, probs, covered, cfg.slot_hand_max,
                                                                cfg.slot_layer_error_factor,
                                                                cfg.slot_neighbour_hand_max, cfg.slot_object_weight,
                                                                tray_probs, cfg.tray_disagree_factor,
                                                                cfg.slot_bar_hand_corroboration, cfg.slot_hand_pair_max,
-                                                               cfg.slot_layer_error_cap)
+                                                               cfg.slot_layer_error_cap, stack_probs)
         clock.lap("checkers")
         dice: tuple[DieReading, ...] = read_dice(image, profile, self.faces, cfg, st.dice)
         if covered:

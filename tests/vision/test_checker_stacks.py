@@ -173,3 +173,20 @@ def test_the_committed_stack_model_reads_the_strips() -> None:
     p = clf.probabilities(np.zeros((3, *StackSampler.SHAPE), np.uint8))
     assert p.shape == (3, len(STACK_CLASSES)) and np.allclose(p.sum(axis=1), 1.0, atol=1e-6)
     assert clf.probabilities(np.zeros((0, *StackSampler.SHAPE), np.uint8)).shape == (0, len(STACK_CLASSES))
+
+
+def test_training_samples_are_the_tall_points_and_a_few_others() -> None:
+    """Every point with 3+ checkers is a sample; at most two hand-covered points (class "hand") and
+    two others are drawn, the same ones for the same frame."""
+    from vision.training.stacks import OTHERS, TALL, frame_points
+
+    points = [[0, 0] for _ in range(24)]
+    points[3], points[17], points[20], points[9] = [0, 4], [6, 0], [0, 3], [0, 1]
+    truth = {"seed": 1, "seq": 0, "counts": {"points": points},
+             "hands": {"covered": ["p9", "p10", "p11", "p14"]}}
+    picked, labels = frame_points(truth)
+    assert picked[:3] == [4, 18, 21] and labels[:3] == [stack_class(0, 4), stack_class(6, 0), stack_class(0, 3)]
+    assert TALL == 3 and len(picked) == 3 + 2 * OTHERS
+    hands = [p for p, k in zip(picked, labels, strict=True) if k == STACK_HAND]
+    assert len(hands) == OTHERS and set(hands) <= {9, 10, 11, 14}
+    assert frame_points(truth) == (picked, labels)

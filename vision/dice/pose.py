@@ -31,6 +31,15 @@ reported by tilt band so that the renders' spread is not mistaken for the game's
   slide flat on a real board (the low-tilt training renders 30270-30344 even more so).
 - on top of the other die: flat on its top face (tilt 0, raised by an edge).
 
+What limits the recall (session 9, seen 901500-901799): the deciding head leans the right way on 93-94 % of
+dice tilted 30-45 degrees (P(leaning) + P(on die) > 0.5), but the threshold that keeps flat dice flat sits
+above the flat dice's tail (7 % of them above 0.5, four times as often beside the other die), where only
+41-53 % of those dice reach: at 10 % of flat dice called cocked the head would still miss 4 % of them.  The
+head's separation, not the threshold, the patch's resolution (a 720p die at its native ~20 px per edge) or
+the die's unknown true size (errors even over 13-19 mm), is the limit; leaving the renders' 5-15 degree
+wall leans (which slide flat on a real board) out of training did not help (``die_pose.train.json``,
+"session9").
+
 The committed model has two heads in one file (``python -m vision.training.pose merge``), run once per
 frame on one batch: the deciding head (all planes and the view, trained on the die stage's own centres,
 which are 1.8 mm off a die's up face at the median and up to 18 mm) makes the calls; the face-check

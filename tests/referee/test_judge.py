@@ -173,6 +173,25 @@ def test_an_alternative_the_judge_liked_far_better_leaves_the_doubt_when_later_l
     assert left[float("inf")], "at the candidate's full odds the same looks leave it in doubt"
 
 
+def test_an_alternative_left_less_likely_than_a_call_tolerates_leaves_the_doubt() -> None:
+    """``doubt_gone`` (1e-2, session 9; was 1e-3) matches what a call tolerates (``illegal_margin`` 0.99): an
+    alternative the looks between plays make 1 % as likely as the laws' board, or less, no longer holds a call back.
+    Three looks reading the laws' board at 0.6 leave two regions at ~1/180 (e^-5.2): gone now, kept at 1e-3 (7366
+    s8c: alternatives at e^-5.4 kept a wrong distance and a blocked play asked)."""
+    chosen = board_of(after(START, (3, 1), "8/5 6/5"))
+    other = board_of(after(START, (3, 1), "24/21 6/5"))
+    between = Scene(chosen, (0.6,) * 27, False, (), None, reading_of(chosen, 0.6))
+    left = {}
+    for gone in (CFG.doubt_gone, 1e-3):
+        cfg = replace(CFG, doubt_gone=gone)
+        doubt = doubt_with((), chosen, doubt_of(chosen, [(0.5, other), (0.5, chosen)], [reading_of(chosen, 0.5)], cfg))
+        for _ in range(3):
+            doubt = _weighed(doubt, chosen, between, cfg)
+        left[gone] = doubt
+    assert left[CFG.doubt_gone] == ()
+    assert {i for i, *_ in left[1e-3]} == {4, 23}  # (WHITE's 5 and 24 points at e^-5.2)
+
+
 def test_a_play_lifted_early_whose_moved_checkers_are_read_unsure_is_called_at_099() -> None:
     """A die left unplayed (8/5 of a 3-1), every region read surely but the two the checker left and reached (read at
     0.5): the incomplete board holds ~0.993 of the posterior, the rest on boards of the same throw a misread there

@@ -724,11 +724,12 @@ def test_an_illegal_play_is_called_when_every_alternative_in_doubt_names_it_the_
     the verdict did not depend on (a point read at 0 all game, under the cube).  The call is now re-judged from
     every alternative start the doubt allows (``verdict_in_doubt``): BLACK's 24 point holding one, not two, leaves
     WHITE's 22/18 with a checker on the bar a 'bar' play, called; his bar holding none makes it another play
-    (asked), as does a count in doubt where the play moved (22).  A BLACK checker doubted on WHITE's 13 point is
+    (asked), as does a count in doubt where the play moved (22; at odds e^2, as the look at the landed throw, reading
+    22 surely as the laws have it, takes e^5.8 off and ``doubt_gone`` 1e-2 lets go of e^-4.6).  A BLACK checker doubted on WHITE's 13 point is
     no board a game can reach (7257 s5h: a blot doubted as two, then hit surely): it blocks nothing."""
     laws, bad, stream, state = _bar_play_22_18()
     for doubt, called in ((((0, 0, -1, 0.0),), True), (((0, 0, -1, 0.0), (5, -1, 0, 0.0)), True),
-                          (((0, 0, -1, 0.0), (24, -1, 0, 0.0)), False), (((21, -1, 0, 0.0),), False),
+                          (((0, 0, -1, 0.0), (24, -1, 0, 0.0)), False), (((21, -1, 0, 2.0),), False),
                           (((12, 0, 1, 5.0), (0, 0, 1, 0.0)), True)):
         tr = Tracker(REAL, replace(state, doubt=doubt))
         out = [e for o in stream for e in tr.feed(o)]

@@ -144,6 +144,20 @@ def test_stage_cpu_times_are_recorded(reader: BoardReader) -> None:
     assert set(dict(obs.timings_ms)) == {"checkers", "dice", "cube"}
 
 
+def test_reader_runs_opencv_on_one_thread(reader: BoardReader) -> None:
+    """A reader sets OpenCV to one thread (as its onnxruntime sessions): the reading does not
+    depend on it (same observation on 2 threads), only its CPU cost does."""
+    img, _, prof = _load(SEEDS[0])
+    assert cv2.getNumThreads() == 1
+    one = replace(reader.read_image(img, prof), timings_ms=())
+    cv2.setNumThreads(2)
+    try:
+        two = replace(reader.read_image(img, prof), timings_ms=())
+    finally:
+        cv2.setNumThreads(1)
+    assert one == two
+
+
 def _outside_cube_watch(rd: BoardReader, img: np.ndarray, prof: CalibrationProfile) -> tuple[int, int]:
     """The image position of a point's checkers far from every pixel the cube stage reads."""
     st = rd._for(prof)

@@ -15,6 +15,7 @@ read differently is unsure, and one they agree on keeps the product's confidence
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -126,9 +127,13 @@ class StackClassifier:
         return out
 
 
+@functools.lru_cache(maxsize=16)
 def hypothesis_classes(hyps: tuple[tuple[Side, int], ...]) -> npt.NDArray[np.intp]:
-    """The stack class of each slot-decoder hypothesis ``(colour, count)``."""
-    return np.asarray([stack_class(n, 0) if c is Side.WHITE else stack_class(0, n) for c, n in hyps], np.intp)
+    """The stack class of each slot-decoder hypothesis ``(colour, count)`` (read-only; cached: the
+    decoder's hypotheses are the same few tuples every frame)."""
+    out = np.asarray([stack_class(n, 0) if c is Side.WHITE else stack_class(0, n) for c, n in hyps], np.intp)
+    out.setflags(write=False)
+    return out
 
 
 def combine(hyps: tuple[tuple[Side, int], ...], post: npt.NDArray[np.float64], q: npt.NDArray[np.float64],

@@ -20,6 +20,7 @@ from vision.stacks import (
     StackSampler,
     class_counts,
     combine,
+    hypothesis_classes,
     stack_class,
 )
 
@@ -51,6 +52,15 @@ def test_stack_classes_round_trip() -> None:
     with pytest.raises(ValueError, match="31"):
         class_counts(STACK_HAND)
 
+
+
+def test_hypothesis_classes_are_cached_read_only() -> None:
+    """The decoder's hypotheses map to their stack classes; the cached array cannot be altered."""
+    hyps = ((Side.WHITE, 0), (Side.WHITE, 6), (Side.BLACK, 1), (Side.BLACK, 15))
+    cls = hypothesis_classes(hyps)
+    assert cls.tolist() == [0, 6, 16, 30] and hypothesis_classes(hyps) is cls
+    with pytest.raises(ValueError, match="read-only"):
+        cls[0] = 1
 
 def _six_read_as_five() -> np.ndarray:
     """Slot probabilities of a 6-stack on point 1 whose second layer the slot model all but missed."""

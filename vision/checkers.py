@@ -157,17 +157,15 @@ class SlotSampler:
                 pts.append(np.stack([xx.ravel(), yy.ravel(), np.full(xx.size, z)], axis=1))
         allp = np.concatenate(pts)
         img = profile.board_to_image(allp).astype(np.float32)
-        n = len(self.slots) * 2
-        # patches side by side in rows of 16 (a wide mosaic remaps faster than a tall thin strip)
-        self._cols = 16
-        rows = -(-n // self._cols)
-        pad = rows * self._cols - n
-        mx = np.concatenate([img[:, 0], np.full(pad * patch * patch, img[0, 0], np.float32)])
-        my = np.concatenate([img[:, 1], np.full(pad * patch * patch, img[0, 1], np.float32)])
-        mx = mx.reshape(rows, self._cols, patch, patch).transpose(0, 2, 1, 3).reshape(rows * patch, self._cols * patch)
-        my = my.reshape(rows, self._cols, patch, patch).transpose(0, 2, 1, 3).reshape(rows * patch, self._cols * patch)
-        self._rows = rows
-        self.map1, self.map2 = cv2.convertMaps(np.ascontiguousarray(mx), np.ascontiguousarray(my), cv2.CV_16SC2)
+        # the patches one after another in a wide mosaic (rows of 16 patch widths: a wide map remaps
+        # faster than a tall thin strip), flat order patch by patch: the remap's output is then
+        # the patches themselves (one reshape, no transposing copy); padded with the first point
+        width = 16 * patch
+        self._size = len(allp)
+        pad = -self._size % width
+        mx = np.concatenate([img[:, 0], np.full(pad, img[0, 0], np.float32)]).reshape(-1, width)
+        my = np.concatenate([img[:, 1], np.full(pad, img[0, 1], np.float32)]).reshape(-1, width)
+        self.map1, self.map2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
 
     def _flip(self, sl: Slot) -> bool:
         """Rotate far-side patches by 180° so every stack grows the same way in its patch."""
@@ -180,8 +178,7 @@ class SlotSampler:
         """(N_slots, 2, P, P, 3) BGR patches of this frame."""
         P = self.patch
         mosaic = cv2.remap(image, self.map1, self.map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        m = np.asarray(mosaic).reshape(self._rows, P, self._cols, P, 3).transpose(0, 2, 1, 3, 4)
-        return m.reshape(-1, P, P, 3)[: len(self.slots) * 2].reshape(len(self.slots), 2, P, P, 3)
+        return np.asarray(mosaic).reshape(-1, 3)[: self._size].reshape(len(self.slots), 2, P, P, 3)
 
 
 TRAY_LENGTH = 128

@@ -198,7 +198,9 @@ def test_all_points_at_once_decode_like_one_stack_at_a_time() -> None:
 
 
 def test_slot_patches_are_cut_where_the_slots_are() -> None:
-    """The fixed-point mosaic remap gives the same patches as a plain float remap of each slot."""
+    """The fixed-point mosaic remap gives the same patches as a plain float remap of each slot, both
+    layers, as one contiguous array (no copy before the model), also when the mosaic needs padding
+    (patch side 18: the patches do not fill its last row)."""
     import cv2
 
     from calibration.profile import CalibrationProfile
@@ -207,22 +209,24 @@ def test_slot_patches_are_cut_where_the_slots_are() -> None:
     data = Path(__file__).parent / "data"
     prof = CalibrationProfile.load(data / "board_900023.profile.json")
     img = cv2.imread(str(data / "board_900023.jpg"))
-    sampler = SlotSampler(prof, 20)
-    patches = sampler.patches(img)
-    assert patches.shape == (len(sampler.slots), 2, 20, 20, 3)
-    span = SLOT_SPAN * prof.spec.checker_diameter_mm
-    g = (np.arange(20) + 0.5) / 20 * span - span / 2
-    gx, gy = np.meshgrid(g, g)
-    for i in (0, 7, len(sampler.slots) - 1):
-        sl = sampler.slots[i]
-        sgn = -1 if sampler._flip(sl) else 1
-        z = sl.z + prof.spec.checker_height_mm
-        pts = np.stack([sl.x + sgn * gx.ravel(), sl.y + sgn * gy.ravel(), np.full(gx.size, z)], axis=1)
-        xy = prof.board_to_image(pts).astype(np.float32)
-        ref = cv2.remap(img, xy[:, 0].reshape(20, 20), xy[:, 1].reshape(20, 20), cv2.INTER_LINEAR,
-                        borderMode=cv2.BORDER_REPLICATE)
-        assert np.abs(ref.astype(int) - patches[i, 0].astype(int)).mean() < 1.5
-    assert patches.std() > 5  # not a blank (e.g. all-border) mosaic
+    for P in (20, 18):
+        sampler = SlotSampler(prof, P)
+        patches = sampler.patches(img)
+        assert patches.shape == (len(sampler.slots), 2, P, P, 3) and patches.flags.c_contiguous
+        span = SLOT_SPAN * prof.spec.checker_diameter_mm
+        g = (np.arange(P) + 0.5) / P * span - span / 2
+        gx, gy = np.meshgrid(g, g)
+        for i in (0, 7, len(sampler.slots) - 1):
+            sl = sampler.slots[i]
+            sgn = -1 if sampler._flip(sl) else 1
+            for layer in (1, 2):
+                z = sl.z + layer * prof.spec.checker_height_mm
+                pts = np.stack([sl.x + sgn * gx.ravel(), sl.y + sgn * gy.ravel(), np.full(gx.size, z)], axis=1)
+                xy = prof.board_to_image(pts).astype(np.float32)
+                ref = cv2.remap(img, xy[:, 0].reshape(P, P), xy[:, 1].reshape(P, P), cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE)
+                assert np.abs(ref.astype(int) - patches[i, layer - 1].astype(int)).mean() < 1.5
+        assert patches.std() > 5  # not a blank (e.g. all-border) mosaic
 
 
 def test_slot_model_input_and_temperature() -> None:

@@ -35,9 +35,9 @@ from vision.stacks import (
     StackSampler,
     stack_class,
 )
-from vision.training.fit import EpochStats, export_onnx, fit_classifier, jitter_layers
+from vision.training.fit import EpochStats, export_onnx, fit_classifier
 from vision.training.rendered import Rendered, cached_arrays, profile_for
-from vision.training.trays import HOLDOUT_MOD, fit_temperature, strip_net
+from vision.training.trays import HOLDOUT_MOD, fit_temperature, strip_augment, strip_net
 from vision.training.trays import training_frames as all_frames
 
 TALL = 3
@@ -106,20 +106,11 @@ def train(out: Path, *, seed: int = 7, epochs: int = 12, lr: float = 3e-3, sampl
     model = stack_net()
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
 
-    def augment(xb: Any, gen: Any) -> Any:
-        xb = jitter_layers(xb, gen)
-        # mirror across the point (checkers are round) and shift along it by up to 2 px
-        flip = torch.rand(len(xb), generator=gen) < 0.5
-        xb[flip] = xb[flip].flip(3)
-        shift = int(torch.randint(-2, 3, (1,), generator=gen))
-        rows = (torch.arange(xb.shape[2]) + shift).clamp(0, xb.shape[2] - 1)
-        return xb[:, :, rows]
-
     def report(e: EpochStats) -> None:
         print(f"epoch {e.epoch + 1}/{epochs} loss {e.mean_loss:.4f} acc {e.train_accuracy:.4f}"
               f" [{time.time() - t0:.0f}s]", flush=True)
 
-    fit_classifier(model, xt, yt, epochs=epochs, seed=seed, augment=augment, after_epoch=report, lr=lr, batch=64,
+    fit_classifier(model, xt, yt, epochs=epochs, seed=seed, augment=strip_augment, after_epoch=report, lr=lr, batch=64,
                    sample_weight=torch.from_numpy(w), samples_per_epoch=samples_per_epoch)
     model.eval()
     del x, xt

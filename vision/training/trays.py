@@ -166,6 +166,20 @@ def load(frames: list[Rendered]) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(xs), np.concatenate(ys)
 
 
+def strip_augment(xb: Any, gen: Any) -> Any:
+    """A training batch of strips (trays, whole points) jittered: both layers (``jitter_layers``), mirrored
+    across the strip (a mirrored scene is a scene: checkers are round) and shifted by up to 2 px along
+    it (a row's length, which is the count, is unchanged)."""
+    import torch
+
+    xb = jitter_layers(xb, gen)
+    flip = torch.rand(len(xb), generator=gen) < 0.5
+    xb[flip] = xb[flip].flip(3)
+    shift = int(torch.randint(-2, 3, (1,), generator=gen))
+    rows = (torch.arange(xb.shape[2]) + shift).clamp(0, xb.shape[2] - 1)
+    return xb[:, :, rows]
+
+
 def train(out: Path, *, seed: int = 7, epochs: int = 30, lr: float = 3e-3, init_from: Path | None = None,
           samples_per_epoch: int | None = None) -> dict[str, Any]:
     """Train a tray model (or, ``init_from``, fine-tune an exported one with its batch norms frozen);
@@ -190,21 +204,11 @@ def train(out: Path, *, seed: int = 7, epochs: int = 30, lr: float = 3e-3, init_
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     batch = 64
 
-    def augment(xb: Any, gen: Any) -> Any:
-        xb = jitter_layers(xb, gen)
-        # mirror across the tray (a mirrored scene is a scene: checkers are round) and shift the
-        # strip by up to 2 px along it (the row's length, which is the count, is unchanged)
-        flip = torch.rand(len(xb), generator=gen) < 0.5
-        xb[flip] = xb[flip].flip(3)
-        shift = int(torch.randint(-2, 3, (1,), generator=gen))
-        rows = (torch.arange(xb.shape[2]) + shift).clamp(0, xb.shape[2] - 1)
-        return xb[:, :, rows]
-
     def report(e: EpochStats) -> None:
         print(f"epoch {e.epoch + 1}/{epochs} loss {e.mean_loss:.4f} acc {e.train_accuracy:.4f}"
               f" [{time.time() - t0:.0f}s]", flush=True)
 
-    fit_classifier(model, xt, yt, epochs=epochs, seed=seed, augment=augment, after_epoch=report, lr=lr, batch=batch,
+    fit_classifier(model, xt, yt, epochs=epochs, seed=seed, augment=strip_augment, after_epoch=report, lr=lr, batch=batch,
                    sample_weight=torch.from_numpy(w), samples_per_epoch=samples_per_epoch)
     model.eval()
     del x, xt

@@ -497,6 +497,18 @@ def test_an_opening_played_with_a_die_unseen_is_inferred_when_the_next_throw_lan
     assert games and isinstance(games[0].actions[0], Move) and games[0].actions[0].play == "13/9 13/8"
 
 
+def _assert_opening_game(ses: Session, opening: list[tuple[Side, int]], throws: list[tuple[Side, list[int]]],
+                         moves: list[tuple[Side, str]]) -> None:
+    """The opening dice, the later throws and the recorded plays are as played, with no infraction called."""
+    od = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, OpeningDieThrown)]
+    assert sorted((o.player, o.die.value) for o in od) == opening
+    thrown = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
+    assert [(t.player, sorted(t.values)) for t in thrown] == throws
+    assert ses.stats.infractions == 0
+    played = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
+    assert [(m.player, m.play) for m in played] == moves
+
+
 def test_a_die_landing_after_the_opening_was_played_is_a_later_throw_not_an_opening_die() -> None:
     """7251 s5h: WHITE's opening 5 read, BLACK's 3 never; WHITE played and lifted the dice unseen, and BLACK's
     next throw landed with one die read (a 6, the 2 missed).  The checkers had surely moved and the known
@@ -510,14 +522,8 @@ def test_a_die_landing_after_the_opening_was_played_is_a_later_throw_not_an_open
     six = (sure_face(die(6, Area.LEFT_TABLE, (480.0, 320.0))),)  # BLACK's next throw: the 2 missed
     p2 = after(p1.with_turn(Side.BLACK), (6, 2), "24/18 13/11")
     s.show(p1, six).show(p2, six).show(p2)
-    ses = session_run(s)
-    od = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, OpeningDieThrown)]
-    assert sorted((o.player, o.die.value) for o in od) == [(Side.WHITE, 5), (Side.BLACK, 3)]
-    throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
-    assert [(t.player, sorted(t.values)) for t in throws] == [(Side.BLACK, [2, 6])]
-    assert ses.stats.infractions == 0
-    moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
-    assert [(m.player, m.play) for m in moves] == [(Side.WHITE, "8/3 6/3"), (Side.BLACK, "24/18 13/11")]
+    _assert_opening_game(session_run(s), [(Side.WHITE, 5), (Side.BLACK, 3)], [(Side.BLACK, [2, 6])],
+                         [(Side.WHITE, "8/3 6/3"), (Side.BLACK, "24/18 13/11")])
 
 
 def test_an_opening_played_with_neither_die_seen_is_inferred_before_the_next_throw_lands() -> None:
@@ -530,14 +536,8 @@ def test_an_opening_played_with_neither_die_seen_is_inferred_before_the_next_thr
     nxt = (sure_face(die(2, Area.RIGHT_TABLE, W_SPOTS[0])), sure_face(die(1, Area.RIGHT_TABLE, W_SPOTS[1])))
     p2 = after(p1, (2, 1), "13/11 6/5")
     s.show(p1, nxt).show(p2, nxt).show(p2)  # WHITE's 2-1 lands in his table and is played
-    ses = session_run(s)
-    od = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, OpeningDieThrown)]
-    assert sorted((o.player, o.die.value) for o in od) == [(Side.WHITE, 3), (Side.BLACK, 6)]
-    throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
-    assert [(t.player, sorted(t.values)) for t in throws] == [(Side.WHITE, [1, 2])]
-    assert ses.stats.infractions == 0
-    moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
-    assert [(m.player, m.play) for m in moves] == [(Side.BLACK, "8/5 8/2"), (Side.WHITE, "13/11 6/5")]
+    _assert_opening_game(session_run(s), [(Side.WHITE, 3), (Side.BLACK, 6)], [(Side.WHITE, [1, 2])],
+                         [(Side.BLACK, "8/5 8/2"), (Side.WHITE, "13/11 6/5")])
 
 
 def test_a_play_no_play_of_the_faces_read_explains_is_judged_with_a_doubtful_face_open() -> None:

@@ -63,9 +63,9 @@ class BoardReader:
 
     Creating one sets OpenCV to one thread for the process (``cv2.setNumThreads(1)``), as the
     onnxruntime sessions are: the live loop shares 2 cores, and OpenCV's worker threads cost more
-    CPU and wall time than they save on a reading's small images under load (session 9, load ~3:
-    1080p reading 15.7 -> 15.3 ms CPU, 17.0 -> 15.3 ms wall; 720p unchanged; readings identical
-    on 200 rendered frames)."""
+    CPU and wall time than they save on a reading's small images under load (session 9: one bench
+    pair at load ~3, 1080p reading 17.0 -> 15.3 ms wall; CPU within the noise at load 1-2; the
+    observations identical on 200 rendered frames)."""
 
     def __init__(self, config: VisionConfig | None = None, *, face_model: Path = DIE_FACE_MODEL,
                  slot_model: Path = SLOT_MODEL, tray_model: Path = TRAY_MODEL,

@@ -12,6 +12,7 @@ import pytest
 from vision.dice import board
 from vision.dice.classify import FaceGuess
 from vision.dice.config import DiceConfig
+from vision.dice.pose import PoseGuess
 
 DIE = (100.0, 100.0)
 Z = 16.0
@@ -134,7 +135,7 @@ def test_a_die_called_cocked_has_no_face_unless_cocked_faces_are_on(monkeypatch:
     plain = board.read_dice(img, prof, clf, VisionConfig())
     assert sum(d.face is not None for d in plain) >= 1
     # the pose model (stubbed) calls every die cocked and surely not flat
-    monkeypatch.setattr(board, "pose_of", lambda g, p, c, d=None: [(True, 0.999, False, 0.5)] * len(c))
+    monkeypatch.setattr(board, "pose_guesses", lambda g, p, c: [PoseGuess(0.0005, 0.9995, 0.0, (0.5, 0.5, 0.0))] * len(c))
     kept = board.read_dice(img, prof, clf, VisionConfig(), dcfg=dataclasses.replace(DiceConfig(), cocked_face=True))
     assert [d.face for d in kept] == [d.face for d in plain] and all(d.cocked for d in kept)
     off = board.read_dice(img, prof, clf, VisionConfig(), dcfg=dataclasses.replace(DiceConfig(), cocked_face=False))

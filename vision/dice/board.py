@@ -15,7 +15,8 @@ Stages (each a plain function):
    face reads as a die nobody read (``unread_tops``: the side face of a die whose top was missed);
 4. ``pose_of``: flat / cocked / on the other die from the top face's geometry in board coordinates
    (:mod:`vision.dice.pose`: the image rectified on the planes z = edge and z = 2 edges); inside the
-   uncertainty band the answer is None ("unsure"), never a guess;
+   uncertainty band the answer is None ("unsure"), never a guess; a die left unsure that the model
+   finds likely leaning (``likely_leaning``) has no face, as a die called leaning has none;
 5. area and distance to the nearest boundary from the centre in board mm; owner by body colour.
 """
 
@@ -36,7 +37,7 @@ from vision.dice.config import DiceConfig
 from vision.dice.detect import centre_refiner, detector, top_view
 from vision.dice.faceread import choose, face_needed, read_top_faces
 from vision.dice.find import nms
-from vision.dice.pose import pose_call, pose_classifier, pose_patches
+from vision.dice.pose import PoseGuess, pose_call, pose_classifier, pose_patches
 from vision.dice.topface import top_face_patches
 from vision.observation import DieReading
 from vision.preprocess import Square, crop_patch, to_gray
@@ -261,12 +262,31 @@ def pose_of(gray: npt.NDArray[Any], profile: Any, centres: list[tuple[float, flo
     geometry in board coordinates (:mod:`vision.dice.pose`, its calls by ``pose.pose_call``).  Between
     the thresholds of :class:`DiceConfig` the answer is None ("unsure"), never a guess: a false
     "cocked" voids a legal roll, a false "flat" lets a cocked die stand."""
+    return pose_calls(pose_guesses(gray, profile, centres), len(centres), dcfg)
+
+
+def pose_calls(guesses: list[PoseGuess] | None, n: int, dcfg: DiceConfig = DICE) -> list[tuple[bool | None, float, bool, float]]:
+    """:func:`vision.dice.pose.pose_call` of each of :func:`pose_guesses`' ``guesses`` (``n`` unsure
+    calls when there are none)."""
+    return [(None, 0.0, False, 0.0)] * n if guesses is None else [pose_call(g, dcfg) for g in guesses]
+
+
+def pose_guesses(gray: npt.NDArray[Any], profile: Any, centres: list[tuple[float, float]]) -> list[PoseGuess] | None:
+    """The pose model's probabilities per die centre (board mm; :func:`pose_of` calls them), None
+    without the model or centres."""
     model = pose_classifier()
     if model is None or not centres:
-        return [(None, 0.0, False, 0.0)] * len(centres)
+        return None
     dmin, dmax = profile.spec.die_size_mm
-    edge = (dmin + dmax) / 2
-    return [pose_call(g, dcfg) for g in model.classify(pose_patches(gray, profile, centres, edge))]
+    return model.classify(pose_patches(gray, profile, centres, (dmin + dmax) / 2))
+
+
+def likely_leaning(guess: PoseGuess, dcfg: DiceConfig = DICE) -> bool:
+    """A die the pose model did not call cocked but finds more likely leaning than not: P(leaning)
+    at least ``DiceConfig.likely_leaning_min_probability`` with a face-check P(flat) below 0.5.  Its
+    face is unsure, as a leaning die's is: the crop it was read on shows a side face almost as much
+    as its top."""
+    return guess.cocked >= dcfg.likely_leaning_min_probability and guess.face_flat < 0.5
 
 
 def die_colour(image: npt.NDArray[Any], sq: Square) -> tuple[float, float, float]:
@@ -462,7 +482,9 @@ def read_dice(
     kept = [kept[j] for j in chosen]
     mm = mm[chosen]
     centres = [(float(x), float(y)) for x, y in mm[:, :2]]
-    poses = pose_of(gray, profile, centres, dcfg)
+    pg = pose_guesses(gray, profile, centres)
+    poses = pose_calls(pg, len(centres), dcfg)
+    doubt = set() if pg is None else {j for j, p in enumerate(pg) if likely_leaning(p, dcfg)}
     # a face standing on a reading the pose model doubts is flat may be a side face read alone
     doubted = [j for j, (i, p) in enumerate(zip(kept, poses, strict=True))
                if p[3] < 0.5 and guesses[i].probability >= face_needed(p[3], config, dcfg)]
@@ -478,7 +500,7 @@ def read_dice(
         owner = owner_of(die_colour(image, c), dcfg) if dcfg.white_dice_bgr is not None else None
         need = face_needed(p_flat, config, dcfg)
         leaning = cocked is True and not on_die  # a die on the other die lies flat on it: its top is level
-        face = g.face if g.probability >= need and (dcfg.cocked_face or not leaning) and j not in sides else None
+        face = g.face if g.probability >= need and (dcfg.cocked_face or not leaning) and j not in sides | doubt else None
         out.append(DieReading(
             face=face, face_confidence=round(g.probability, 4), cocked=cocked, cocked_confidence=round(cconf, 4),
             area=layout.area_of(x, y), boundary_mm=round(float(layout.distance_to_boundary_mm(x, y)), 2),

@@ -807,6 +807,19 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
                        round(pconf, 4))
 
 
+def _crops_in_place(image: npt.NDArray[Any], sampler: CubeSampler, window: CubeBlob, numeral: CubeNumeral,
+                    cfg: CubeConfig, position: CubePosition) -> list[npt.NDArray[np.uint8]] | None:
+    """``window``'s crop followed by its side probes' (:func:`side_probes`), or None when the window
+    lies outside the chosen position or has no side probes: what the found and the turned reads start
+    from."""
+    if sampler.frame.position(window.center_mm, cfg)[0] is not position:
+        return None
+    probes = side_probes(sampler, window)
+    if not probes:
+        return None
+    return numeral.patches(image, sampler.profile, [window, *probes])
+
+
 def _found_read(image: npt.NDArray[Any], sampler: CubeSampler, window: CubeBlob, numeral: CubeNumeral,
                 cfg: CubeConfig, own: NumeralRead, position: CubePosition) -> NumeralRead | None:
     """The read of the chosen window as the search found it (before :func:`refine_center` moved
@@ -821,12 +834,9 @@ def _found_read(image: npt.NDArray[Any], sampler: CubeSampler, window: CubeBlob,
     beyond no numeral turned otherwise), aligned with the top's edges (:func:`angle_residual`), and
     the re-centred window's own read, when it names a face at ``shifted_own_confidence``, naming the
     same one.  One model pass of 3 crops, on the few frames whose face is otherwise unsure."""
-    if sampler.frame.position(window.center_mm, cfg)[0] is not position:
+    crops = _crops_in_place(image, sampler, window, numeral, cfg, position)
+    if crops is None:
         return None
-    probes = side_probes(sampler, window)
-    if not probes:
-        return None
-    crops = numeral.patches(image, sampler.profile, [window, *probes])
     p = numeral.cube_probabilities(crops)
     r = numeral.decide(p[0])
     if not _read_stands(r, cfg, position, cfg.found_read_cube_probability, own):
@@ -848,18 +858,16 @@ def _turned_read(image: npt.NDArray[Any], sampler: CubeSampler, window: CubeBlob
     on average, the copies look like a cube (``turned_read_cube_probability``), the window lies in
     the chosen position, and it is the top as far as its surroundings tell (:func:`_top_is_here`).
     One warp of 3 crops and one model pass, on the few frames whose face is otherwise unsure."""
-    if sampler.frame.position(window.center_mm, cfg)[0] is not position:
+    crops = _crops_in_place(image, sampler, window, numeral, cfg, position)
+    if crops is None:
         return None
-    probes = side_probes(sampler, window)
-    if not probes:
-        return None
-    crops = numeral.patches(image, sampler.profile, [window, *probes])
+    first_turned = len(crops)
     crops += [turned(crops[0], q) for q in cfg.turned_read_quarters]
     p = numeral.cube_probabilities(crops)
     r = numeral.decide(p[0])
     if r.face is None:
         return None
-    copies = [p[0], *p[1 + len(probes):]]
+    copies = [p[0], *p[first_turned:]]
     if any(numeral.decide(q).face != r.face for q in copies[1:]):
         return None
     k = 1 + 4 * MODEL_FACES.index(r.face)

@@ -282,11 +282,11 @@ def pose_guesses(gray: npt.NDArray[Any], profile: Any, centres: list[tuple[float
 
 
 def likely_leaning(guess: PoseGuess, dcfg: DiceConfig = DICE) -> bool:
-    """A die the pose model did not call cocked but finds more likely leaning than not: P(leaning)
-    at least ``DiceConfig.likely_leaning_min_probability`` with a face-check P(flat) below 0.5.  Its
-    face is unsure, as a leaning die's is: the crop it was read on shows a side face almost as much
-    as its top."""
-    return guess.cocked >= dcfg.likely_leaning_min_probability and guess.face_flat < 0.5
+    """A die the pose model did not call cocked but finds likely leaning: P(leaning) at least
+    ``DiceConfig.likely_leaning_min_probability`` with a face-check P(flat) below
+    ``likely_leaning_max_flat``.  Its face is unsure, as a leaning die's is: the crop it was read on
+    shows a side face almost as much as its top."""
+    return guess.cocked >= dcfg.likely_leaning_min_probability and guess.face_flat < dcfg.likely_leaning_max_flat
 
 
 def die_colour(image: npt.NDArray[Any], sq: Square) -> tuple[float, float, float]:

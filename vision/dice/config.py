@@ -178,16 +178,19 @@ class DiceConfig:
     1 wrong (a cocked 3 with P(flat) 0.71).  0.99 for every P(flat) < 0.5 instead: 6 fewer on the
     tuning seeds, 18 fewer of 720 on 900040-900399."""
     likely_leaning_min_probability: float = 0.6
-    """A die the pose model leaves unsure (not called cocked) with P(leaning) at least this and a
-    face-check P(flat) below 0.5 has no face (``board.likely_leaning``): its crop shows a side face
-    almost as much as its top, and a side face can read at 0.98-0.995 (session 9, pose renders
-    901850-901899: 901853_2 a 1 leaning 40 deg on a checker read 4 at 0.995, P(leaning) 0.98;
-    901870_0 a 6 leaning 44 deg on the other die read 3 at 0.977, P(leaning) 0.66; 901878_5 a 3
-    lying on the other die read 5 at 0.999 on a crop 11 mm off it, P(leaning) 0.87).  Right / wrong
-    / unsure faces, off -> 0.6: pose renders (tuning) 757/4/195 -> 719/1/236 (30 of the 38 right
-    faces lost are on cocked dice, whose throw is void anyway); seen 900040-900339 486/0/64 ->
-    480/0/70 (4 of the 6 on cocked dice).  0.65 loses one right face fewer on each set but sits
-    0.009 under the 0.659 it must catch; 1.01: off."""
+    """A die the pose model leaves unsure (not called cocked) with P(leaning) at least this ..."""
+    likely_leaning_max_flat: float = 0.3
+    """... and a face-check P(flat) below this has no face (``board.likely_leaning``): its crop shows
+    a side face almost as much as its top, and a side face can read at 0.98-0.995 (session 9, pose
+    renders 901850-901899: 901853_2 a 1 leaning 40 deg on a checker read 4 at 0.995, P(leaning)
+    0.98, P(flat) 0.17; 901870_0 a 6 leaning 44 deg on the other die read 3 at 0.977, P(leaning)
+    0.66, P(flat) 0.20; 901878_5 a 3 lying on the other die read 5 at 0.999 on a crop 11 mm off it,
+    P(leaning) 0.87, P(flat) 0.01).  Right / wrong / unsure / missed / false, off -> (0.6, 0.3):
+    pose renders (faces) 757/4/195 -> see DIE_FACE.md; seen 900040-900339 486/0/64/50/1 and
+    900340-900579 393/0/41/46/0 -> see DIE_FACE.md (the lost right faces are mostly on cocked dice,
+    whose throw is void anyway).  P(flat) below 0.5 instead of 0.3: the same three caught, 2 and 4
+    more right faces lost on the two seen slices; P(leaning) 0.65-0.7 sits at the 0.659 it must
+    catch; 1.01: off."""
 
     photo_read_scales: tuple[float, ...] = (1.0, 1.1)
     """The profile-free photo finder (``photo.find_dice``, ``die_face.onnx``) reads each candidate

@@ -185,10 +185,11 @@ class DiceConfig:
     renders 901850-901899: 901853_2 a 1 leaning 40 deg on a checker read 4 at 0.995, P(leaning)
     0.98, P(flat) 0.17; 901870_0 a 6 leaning 44 deg on the other die read 3 at 0.977, P(leaning)
     0.66, P(flat) 0.20; 901878_5 a 3 lying on the other die read 5 at 0.999 on a crop 11 mm off it,
-    P(leaning) 0.87, P(flat) 0.01).  Right / wrong / unsure / missed / false, off -> (0.6, 0.3):
-    pose renders (faces) 757/4/195 -> see DIE_FACE.md; seen 900040-900339 486/0/64/50/1 and
-    900340-900579 393/0/41/46/0 -> see DIE_FACE.md (the lost right faces are mostly on cocked dice,
-    whose throw is void anyway).  P(flat) below 0.5 instead of 0.3: the same three caught, 2 and 4
+    P(leaning) 0.87, P(flat) 0.01).  Right / wrong / unsure faces, off -> (0.6, 0.3): pose renders
+    (tuning) 757/4/195 -> 729/1/226 (22 of the 28 lost on cocked dice); seen 900040-900339
+    486/0/64 -> 482/0/68, seen 900340-900579 393/0/41 -> 386/0/48, 902900-902999 159/0/16 ->
+    157/0/18: of the 13 right faces lost on these slices 12 are on cocked dice (a void throw
+    anyway), one a flat 2 (900503).  P(flat) below 0.5 instead of 0.3: the same three caught, 2 / 3
     more right faces lost on the two seen slices; P(leaning) 0.65-0.7 sits at the 0.659 it must
     catch; 1.01: off."""
 

@@ -99,6 +99,12 @@ class TrackerConfig:
     # Chosen on the seen recordings 7216-7261 (h5, s5f-h): the reader read a flat die cocked off the other
     # die in 1 scene, at most 0.9924 (7218); 10 of 14 staged cocked dice so read reached 0.995 (0.9964-0.9998)
     call_cocked_confidence: float = 0.995
+    # real vision: dice lying in the opponent's right-hand table are asked about, never called wrong-table, when
+    # the throws leaving the player on roll no play (on the bar, blocked) are at least this likely: his whole
+    # turn (the throw missed, no checker moved) may have passed unseen and the dice be the opponent's.  Chosen on
+    # 7370-7393 (s9a): the false alarm (7374) came at 16/36; the 7 wrong-table throws it would also have asked
+    # about were all at 1/36
+    unseen_pass_chance: float = 4 / 36
     boundary_margin_mm: float = 3.0  # a die nearer than this to an area boundary: unsure where it lies
     same_die_mm: float = 10.0  # a die within this distance of where it lay is the same die
     # Which long side's right-hand table each area is, for dice with no owner colour:
@@ -1392,6 +1398,15 @@ class Tracker:
                     # so whose throw this is (and so which table is his) is unsure: ask, never accuse
                     throw = [replace(e, unsure=True, note="the board changed since the last play on record: "
                                      "whose throw this is is unsure") for e in throw]
+                elif cfg.infer_missed_dice and s.sent is not None \
+                        and all(self._owner_by_place(d) is turn.opponent for d in thrown) \
+                        and pass_chance(position_of(s.sent, turn)) >= cfg.unseen_pass_chance:
+                    # the dice lie where the opponent throws, and a throw of the player on roll can have no
+                    # play: his turn (the throw missed, no checker moved) may have passed unseen, so this may
+                    # be the opponent's throw in his own table: ask, never accuse (7374 s9a: black on the bar
+                    # danced with a 1-4 never read; white's 3-2 in white's table called wrong-table on black)
+                    throw = [replace(e, unsure=True, note="a turn with no play may have passed unseen: "
+                                     "whose throw this is is unsure") for e in throw]
                 elif cfg.infer_missed_dice and not (cfg.judge is not None and s.known and s.hold is None
                                                     and s.fix is None and s.turn_sure
                                                     and all(d.sure for d in thrown)
@@ -1981,6 +1996,21 @@ def _plays(before: Position, roll: tuple[int, int]) -> LegalPlays:
     from rules.laws.machine import cached_legal_plays
 
     return cached_legal_plays(before, Dice(*roll), False)  # (the tracker's own legal plays use the default)
+
+
+def pass_chance(before: Position) -> float:
+    """The chance that a throw leaves the side on roll in ``before`` no legal play (on the bar against a made
+    board, or blocked): how likely a whole turn of his -- the throw missed, no checker moved -- passes unseen.
+    An impossible position may hide anything: 1."""
+    try:
+        return sum(1 if a == b else 2 for a in range(1, 7) for b in range(1, a + 1)
+                   if _no_play(_plays(before, (a, b)))) / 36
+    except PositionError:
+        return 1.0
+
+
+def _no_play(plays: LegalPlays) -> bool:
+    return len(plays) == 1 and next(iter(plays)).is_empty
 
 
 def _named_otherwise(before: Position, roll: tuple[int, int], board: Board, label: str) -> bool:

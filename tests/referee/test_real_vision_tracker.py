@@ -22,6 +22,7 @@ from referee.tracker import (
     TrackerState,
     board_of,
     infer_throw,
+    pass_chance,
     setup_agreement,
     verdict_in_doubt,
 )
@@ -947,3 +948,31 @@ def test_a_cube_turned_on_the_movers_own_side_is_asked_never_called() -> None:
         if not called:
             asked = [j.verdict.director for j in ses.judged if j.verdict.kind is VerdictKind.CHECK]
             assert asked, "the cube action should be asked about"
+
+
+def test_dice_in_the_opponents_table_after_a_turn_that_may_have_passed_unseen_are_asked_never_called() -> None:
+    """7374 s9a: BLACK, on the bar, danced with a 1-4 the camera never read (no checker moved, so nothing showed
+    the turn); WHITE then threw 3-2 in his own table and, the last play on record read cleanly, the tracker took it
+    for BLACK's throw and called it dice-wrong-table on BLACK.  When the throws leaving the player on roll no play
+    are likely enough (``TrackerConfig.unseen_pass_chance``), his whole turn can pass unseen: dice lying where the
+    opponent throws are asked about, never called.  When every throw has a play (the board would show the turn),
+    or only a rare one has none, BLACK's throw in WHITE's table is still called."""
+    p1 = after(START, (2, 1), "13/11 6/5")
+    p2 = after(p1, (6, 4), "24/18 13/9")
+    # the hit puts BLACK on the bar: against WHITE's 6- and 5-points 6-6, 5-5 and 6-5 dance; against the 6-point, 6-6
+    for text, chance, dance in (("13/7* 6/5", 4 / 36, True), ("13/7*/6", 1 / 36, False), ("11/5 6/5", 0.0, False)):
+        p3 = after(p2, (6, 1), text)
+        assert pass_chance(p3) == chance
+        s = Script()
+        s.show(START).show(START, (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.LEFT_TABLE, B_SPOTS[0])))
+        s.show(p1)
+        s.show(p1, thrown(Side.BLACK, 6, 4)).show(p2, thrown(Side.BLACK, 6, 4)).show(p2)
+        s.show(p2, thrown(Side.WHITE, 6, 1)).show(p3, thrown(Side.WHITE, 6, 1)).show(p3)
+        white_table = tuple(sure_face(d) for d in thrown(Side.WHITE, 3, 2))  # WHITE's next throw, or BLACK's
+        s.show(p3, white_table).show(p3, white_table)
+        ses = session_run(s)
+        codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+        assert codes == ([] if dance else [("dice-wrong-table", Side.BLACK)]), (text, codes)
+        if dance:
+            asked = [j.verdict.director for j in ses.judged if j.verdict.kind is VerdictKind.CHECK]
+            assert any("dice-wrong-table" in a for a in asked), asked

@@ -1407,6 +1407,15 @@ class Tracker:
                     # danced with a 1-4 never read; white's 3-2 in white's table called wrong-table on black)
                     throw = [replace(e, unsure=True, note="a turn with no play may have passed unseen: "
                                      "whose throw this is is unsure") for e in throw]
+                elif cfg.infer_missed_dice and s.last is not None and s.last[0] == turn.opponent.letter \
+                        and s.last[1] == s.last[4] \
+                        and all(self._owner_by_place(d) is turn.opponent for d in thrown):
+                    # right after the opponent's dance on record, dice lying wholly in his table may be his
+                    # rethrow of a void throw the camera could not tell (a die cocked, read flat): ask, never
+                    # accuse (7396 s9b: black's 3-3 with a die cocked on the rail went on record as a dance; his
+                    # rethrow in his own table was called wrong-table on white)
+                    throw = [replace(e, unsure=True, note="right after a dance: this may be its rethrow, "
+                                     "whose throw this is is unsure") for e in throw]
                 elif cfg.infer_missed_dice and not (cfg.judge is not None and s.known and s.hold is None
                                                     and s.fix is None and s.turn_sure
                                                     and all(d.sure for d in thrown)

@@ -976,3 +976,33 @@ def test_dice_in_the_opponents_table_after_a_turn_that_may_have_passed_unseen_ar
         if dance:
             asked = [j.verdict.director for j in ses.judged if j.verdict.kind is VerdictKind.CHECK]
             assert any("dice-wrong-table" in a for a in asked), asked
+
+
+def test_dice_in_the_dancers_table_right_after_his_dance_are_asked_never_called() -> None:
+    """7396 s9b: BLACK's throw with a die cocked against the rail was read as a flat 3-3 (its pose undecided) and,
+    nothing moved, went on record as a dance; his rethrow landed in his own table, was taken for WHITE's throw and
+    called dice-wrong-table on WHITE.  Right after a dance on record, dice lying wholly in the dancer's table may be
+    his rethrow of a void throw the camera could not tell: asked, never called.  After a play that moved checkers
+    the same throw is still called on the player on roll."""
+    p1 = after(START, (2, 1), "13/11 6/5")
+    p2 = after(p1, (6, 4), "24/18 13/9")
+    p3 = after(p2, (6, 1), "13/7* 6/5")  # BLACK on the bar against WHITE's 6- and 5-points: 6-6 dances
+    for dance in (True, False):
+        s = Script()
+        s.show(START).show(START, (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.LEFT_TABLE, B_SPOTS[0])))
+        s.show(p1)
+        s.show(p1, thrown(Side.BLACK, 6, 4)).show(p2, thrown(Side.BLACK, 6, 4)).show(p2)
+        s.show(p2, thrown(Side.WHITE, 6, 1)).show(p3, thrown(Side.WHITE, 6, 1)).show(p3)
+        last = p3
+        if dance:
+            six_six = tuple(sure_face(d) for d in thrown(Side.BLACK, 6, 6))
+            s.show(p3, six_six).show(p3, six_six).show(p3)  # BLACK's 6-6 read, lifted, nothing moved
+        else:
+            p4 = after(p3.with_turn(Side.BLACK), (3, 1), "bar/22 24/23")
+            s.show(p3, thrown(Side.BLACK, 3, 1)).show(p4, thrown(Side.BLACK, 3, 1)).show(p4)
+            last = p4
+        black_table = tuple(sure_face(d) for d in thrown(Side.BLACK, 3, 2))  # BLACK's rethrow, or a wrong table
+        s.show(last, black_table).show(last, black_table)
+        ses = session_run(s)
+        codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+        assert codes == ([] if dance else [("dice-wrong-table", Side.WHITE)]), (dance, codes)

@@ -1393,44 +1393,47 @@ class Tracker:
                     out += throw
                     self._start_play(thrown, sc, seq)
             else:
-                if cfg.infer_missed_dice and s.sent is not None and self._confident_change(s.sent, sc):
-                    # checkers stand where no play on record put them: a turn may have been missed,
-                    # so whose throw this is (and so which table is his) is unsure: ask, never accuse
-                    throw = [replace(e, unsure=True, note="the board changed since the last play on record: "
-                                     "whose throw this is is unsure") for e in throw]
-                elif cfg.infer_missed_dice and s.sent is not None \
-                        and all(self._owner_by_place(d) is turn.opponent for d in thrown) \
-                        and pass_chance(position_of(s.sent, turn)) >= cfg.unseen_pass_chance:
-                    # the dice lie where the opponent throws, and a throw of the player on roll can have no
-                    # play: his turn (the throw missed, no checker moved) may have passed unseen, so this may
-                    # be the opponent's throw in his own table: ask, never accuse (7374 s9a: black on the bar
-                    # danced with a 1-4 never read; white's 3-2 in white's table called wrong-table on black)
-                    throw = [replace(e, unsure=True, note="a turn with no play may have passed unseen: "
-                                     "whose throw this is is unsure") for e in throw]
-                elif cfg.infer_missed_dice and s.last is not None and s.last[0] == turn.opponent.letter \
-                        and s.last[1] == s.last[4] \
-                        and all(self._owner_by_place(d) is turn.opponent for d in thrown):
-                    # right after the opponent's dance on record, dice lying wholly in his table may be his
-                    # rethrow of a void throw the camera could not tell (a die cocked, read flat): ask, never
-                    # accuse (7396 s9b: black's 3-3 with a die cocked on the rail went on record as a dance; his
-                    # rethrow in his own table was called wrong-table on white)
-                    throw = [replace(e, unsure=True, note="right after a dance: this may be its rethrow, "
-                                     "whose throw this is is unsure") for e in throw]
-                elif cfg.infer_missed_dice and not (cfg.judge is not None and s.known and s.hold is None
-                                                    and s.fix is None and s.turn_sure
-                                                    and all(d.sure for d in thrown)
-                                                    and all(self._rest(d, turn) in (Rest.RIGHT_TABLE, Rest.LEFT_TABLE)
-                                                            for d in thrown)):
-                    # (a die read on the bar, the rail or off the board may be a cocked die leaning there:
-                    # only a throw read lying flat in the wrong table is called)
-                    # real vision places dice and follows turns too loosely to call a void throw (measured:
-                    # a wrong-table call during a cocked-die throw in 297 turns): the players check
-                    throw = [replace(e, unsure=True, note="the throw looks void (where the dice rest): "
-                                     "please check") for e in throw]
+                doubt = self._void_throw_doubt(s, sc, thrown, turn)
+                if doubt is not None:
+                    throw = [replace(e, unsure=True, note=doubt) for e in throw]
                 out += throw
                 self.state = replace(self.state, phase=Phase.VOID_THROW,
                                      dice_xy=tuple((d.x, d.y) for d in thrown))
         return out
+
+    def _void_throw_doubt(self, s: TrackerState, sc: Scene, thrown: Sequence[SeenDie], turn: Side) -> str | None:
+        """Why a throw real vision sees as void (``thrown``, by ``turn`` as the tracker has it, in state ``s``) is
+        asked about rather than called, or None: it is called.  Only with ``TrackerConfig.infer_missed_dice``."""
+        cfg = self.config
+        if not cfg.infer_missed_dice:
+            return None
+        if s.sent is not None and self._confident_change(s.sent, sc):
+            # checkers stand where no play on record put them: a turn may have been missed,
+            # so whose throw this is (and so which table is his) is unsure: ask, never accuse
+            return "the board changed since the last play on record: whose throw this is is unsure"
+        in_opponents_table = all(self._owner_by_place(d) is turn.opponent for d in thrown)
+        if in_opponents_table and s.sent is not None \
+                and pass_chance(position_of(s.sent, turn)) >= cfg.unseen_pass_chance:
+            # the dice lie where the opponent throws, and a throw of the player on roll can have no
+            # play: his turn (the throw missed, no checker moved) may have passed unseen, so this may
+            # be the opponent's throw in his own table: ask, never accuse (7374 s9a: black on the bar
+            # danced with a 1-4 never read; white's 3-2 in white's table called wrong-table on black)
+            return "a turn with no play may have passed unseen: whose throw this is is unsure"
+        if in_opponents_table and s.last is not None and s.last[0] == turn.opponent.letter and s.last[1] == s.last[4]:
+            # right after the opponent's dance on record, dice lying wholly in his table may be his
+            # rethrow of a void throw the camera could not tell (a die cocked, read flat): ask, never
+            # accuse (7396 s9b: black's 3-3 with a die cocked on the rail went on record as a dance; his
+            # rethrow in his own table was called wrong-table on white)
+            return "right after a dance: this may be its rethrow, whose throw this is is unsure"
+        if not (cfg.judge is not None and s.known and s.hold is None and s.fix is None and s.turn_sure
+                and all(d.sure for d in thrown)
+                and all(self._rest(d, turn) in (Rest.RIGHT_TABLE, Rest.LEFT_TABLE) for d in thrown)):
+            # (a die read on the bar, the rail or off the board may be a cocked die leaning there:
+            # only a throw read lying flat in the wrong table is called)
+            # real vision places dice and follows turns too loosely to call a void throw (measured:
+            # a wrong-table call during a cocked-die throw in 297 turns): the players check
+            return "the throw looks void (where the dice rest): please check"
+        return None
 
     @staticmethod
     def _pushed_aside(dice: Sequence[SeenDie], faces: tuple[int, int] | None) -> bool:

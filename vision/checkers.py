@@ -300,6 +300,7 @@ def counts_from_slot_probs(
     tray_disagree_factor: float | None = None, bar_hand_corroboration: float | None = None,
     hand_pair_max: float | None = None, layer_error_cap: float | None = None,
     stack_probs: Callable[[list[int]], npt.NDArray[np.float64]] | None = None,
+    stack_config: VisionConfig | None = None,
 ) -> CheckerReadings:
     """Turn per-slot class probabilities into counts with confidences, one stack at a time.
 
@@ -334,7 +335,8 @@ def counts_from_slot_probs(
     ``stack_probs``: the stack model (:mod:`vision.stacks`) on a list of points (1..24), giving one
     row of ``STACK_CLASSES`` probabilities per point; asked only about the points decoded as
     ``VisionConfig.stack_min_count`` or more, whose reading is then :func:`vision.stacks.combine`'s
-    (the product of the two models, unsure when they disagree) instead of the full-row error weight.
+    (the product of the two models, unsure when they disagree) instead of the full-row error weight;
+    ``stack_config`` holds its ``stack_*`` settings (None: ``VisionConfig``'s defaults).
 
     ``trays``: the tray model's probabilities (:meth:`TrayClassifier.probabilities`, WHITE's tray
     first): the trays are then read from the image (:func:`tray_readings`, cross-checked with the
@@ -371,7 +373,8 @@ def counts_from_slot_probs(
             readings[r] = CountReading(w, b, c, _alternatives(hyps, post[i], scale, order[i]))
             if h:
                 handy.add(r)
-        for i, (rd, h) in _second_look(readings, hyps, post, stack_probs, hand_max).items():
+        for i, (rd, h) in _second_look(readings, hyps, post, stack_probs, hand_max,
+                                        stack_config or _DEFAULTS).items():
             readings[pts[i]] = rd
             if h:
                 handy.add(pts[i])
@@ -432,18 +435,20 @@ def counts_from_slot_probs(
 
 def _second_look(readings: dict[str, CountReading], hyps: tuple[tuple[Side, int], ...],
                  post: npt.NDArray[np.float64], stack_probs: Callable[[list[int]], npt.NDArray[np.float64]] | None,
-                 hand_max: float) -> dict[int, tuple[CountReading, bool]]:
+                 hand_max: float, cfg: VisionConfig) -> dict[int, tuple[CountReading, bool]]:
     """The points (0-based) the stack model looks at too (read by the slots alone, ``readings``, as
-    ``stack_min_count`` or more): their joint readings (:func:`vision.stacks.combine`), and whether
-    the stack model sees a hand there; none without ``stack_probs``."""
+    ``cfg.stack_min_count`` or more): their joint readings (:func:`vision.stacks.combine`, with
+    ``cfg``'s stack settings), and whether the stack model sees a hand there; none without
+    ``stack_probs``."""
     from vision.stacks import combine
 
     alone = [readings[f"p{i}"] for i in range(1, 25)]
-    tall = [i for i, rd in enumerate(alone) if max(rd.white, rd.black) >= _DEFAULTS.stack_min_count]
+    tall = [i for i, rd in enumerate(alone) if max(rd.white, rd.black) >= cfg.stack_min_count]
     if stack_probs is None or not tall:
         return {}
     q = stack_probs([i + 1 for i in tall])
-    return {i: combine(hyps, post[i], q[j], alone[i], hand_max) for j, i in enumerate(tall)}
+    return {i: combine(hyps, post[i], q[j], alone[i], hand_max, cfg.stack_slot_power, cfg.stack_disagree_cap,
+                       cfg.stack_agree_min) for j, i in enumerate(tall)}
 
 
 def corroborated_hands(slots: tuple[Slot, ...], probs: npt.NDArray[np.float64],

@@ -145,7 +145,7 @@ class BoardReader:
                                                                cfg.slot_neighbour_hand_max, cfg.slot_object_weight,
                                                                tray_probs, cfg.tray_disagree_factor,
                                                                cfg.slot_bar_hand_corroboration, cfg.slot_hand_pair_max,
-                                                               cfg.slot_layer_error_cap, stack_probs)
+                                                               cfg.slot_layer_error_cap, stack_probs, cfg)
         clock.lap("checkers")
         dice: tuple[DieReading, ...] = read_dice(image, profile, self.faces, cfg, st.dice)
         if covered:

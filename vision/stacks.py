@@ -151,7 +151,7 @@ def combine(hyps: tuple[tuple[Side, int], ...], post: npt.NDArray[np.float64], q
     "hand" at least ``hand_max`` makes the point unread (confidence 0, and True: hand-like); a point
     ``alone`` does not read (confidence 0: a hand, contradictory slots) stays unread.  Defaults:
     ``VisionConfig.stack_slot_power``, ``stack_disagree_cap`` and ``stack_agree_min``."""
-    from vision.checkers import ALTERNATIVE_MIN, ALTERNATIVES
+    from vision.checkers import ALTERNATIVES, _alternatives
 
     power = _DEFAULTS.stack_slot_power if slot_power is None else slot_power
     cap = _DEFAULTS.stack_disagree_cap if disagree_cap is None else disagree_cap
@@ -176,11 +176,5 @@ def combine(hyps: tuple[tuple[Side, int], ...], post: npt.NDArray[np.float64], q
         conf = 0.0
     # the other counts share the error the confidence leaves (the totals cross-check weighs them)
     scale = (1.0 - conf) / (1.0 - float(joint[best])) if 0.0 < conf < float(joint[best]) < 1.0 else 1.0
-    alts = []
-    for j in order[1 : ALTERNATIVES + 1].tolist():
-        pj = round(float(joint[j]) * scale, 6)
-        if pj < ALTERNATIVE_MIN:
-            break
-        c2, n2 = hyps[j]
-        alts.append((n2, 0, pj) if c2 is Side.WHITE else (0, n2, pj))
-    return CountReading(w, b, conf, tuple(alts)), hand
+    alts = _alternatives(hyps, joint, scale, order[1 : ALTERNATIVES + 1])
+    return CountReading(w, b, conf, alts), hand

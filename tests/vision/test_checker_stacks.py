@@ -88,6 +88,22 @@ def test_the_stack_model_corrects_a_missed_second_layer() -> None:
     assert both.alternatives[0][:2] == (5, 0)
 
 
+
+def test_the_stack_settings_come_from_the_config_given() -> None:
+    """``stack_config`` reaches the stack look: a minimum count above the stack keeps the model away, a lower
+    disagreement cap caps the point there."""
+    probs = _six_read_as_five()
+    asked: list[list[int]] = []
+
+    def stack(points: list[int]) -> np.ndarray:
+        asked.append(points)
+        return np.stack([_stack(7, 0, 0.6) for _ in points])
+
+    counts_from_slot_probs(SLOTS, probs, stack_probs=stack, stack_config=VisionConfig(stack_min_count=6))
+    assert asked == []
+    r = counts_from_slot_probs(SLOTS, probs, stack_probs=stack, stack_config=VisionConfig(stack_disagree_cap=0.3))
+    assert asked == [[1]] and r.points[0].confidence <= 0.3
+
 def test_two_models_that_disagree_leave_the_point_unsure() -> None:
     labels = slot_labels(LAYOUT, SLOTS, [(6, 0)] + [(0, 0)] * 23, (0, 0))
     probs = _onehot(labels, 0.9999)

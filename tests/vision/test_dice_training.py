@@ -76,3 +76,15 @@ def test_leaning_figures_count_each_visible_die_by_what_it_leans_on(
     assert (res["cocked_found"], res["cocked_visible"]) == (2, 2)
     assert res["faces"]["wrong"] == 0 and res["faces"]["false"] == 0
     assert res["faces"]["right"] + res["faces"]["unsure"] == n
+
+
+def test_leaning_without_renders_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--leaning`` on a folder with no render of the seeds asked for stops with one line naming the folder and
+    the seeds (it printed empty figures and exited 0)."""
+    from vision.dice.evaluate import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--leaning", str(tmp_path / "none"), "--first", "901850", "--frames", "2"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--leaning: no multi-view renders (SEED_K.json) of seeds 901850-901851 in" in err and "none" in err

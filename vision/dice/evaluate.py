@@ -301,7 +301,8 @@ def leaning_figures(folder: Path, seeds: range, cfg: VisionConfig, dcfg: DiceCon
     ``dice_pose/v2/1280x720``), per visible die (not under another die): per what it leans on
     ("flat", "checker", "die", "die_top", "bar", "rail") how many there are, how many the stage
     found, and why it missed the others (:func:`frame_miss_causes`); right / wrong / unsure faces of
-    the found ones and the false dice of all frames."""
+    the found ones and the false dice of all frames.  A ValueError names the folder and seeds when
+    there is no render of them."""
     import cv2
 
     from vision.training.pose import hidden_under
@@ -312,7 +313,10 @@ def leaning_figures(folder: Path, seeds: range, cfg: VisionConfig, dcfg: DiceCon
     faces = {"right": 0, "wrong": 0, "unsure": 0, "false": 0}
     lean: dict[str, dict[str, int]] = {}
     wrong: list[str] = []
-    for r in frames_in(folder, seeds):
+    frames = frames_in(folder, seeds)
+    if not frames:
+        raise ValueError(f"no multi-view renders (SEED_K.json) of seeds {seeds.start}-{seeds.stop - 1} in {folder}")
+    for r in frames:
         img, t = r.image(), r.truth
         prof = profile_for(t)
         search = DiceSearch.for_profile(prof)
@@ -373,7 +377,10 @@ def main(argv: list[str] | None = None) -> int:
     from vision.training.rendered import EVAL_SEEDS, cache_dir
 
     if args.leaning is not None:
-        res = leaning_figures(args.leaning, range(args.first, args.first + args.frames), VisionConfig(), DiceConfig())
+        try:
+            res = leaning_figures(args.leaning, range(args.first, args.first + args.frames), VisionConfig(), DiceConfig())
+        except ValueError as exc:
+            p.error(f"--leaning: {exc}")
         text = json.dumps(res, indent=2)
         print(text)
         if args.out:

@@ -113,6 +113,12 @@ class VisionConfig:
     the highest wrong region at 0.80 (boards exact and confident on 900040-900579 345 of 446, 350 at
     0.5; 902000-902199 120 of 166 either way; slots alone 322 and 120)."""
 
+    hand_free_max: float = 0.01
+    """The whole-frame hand model (``vision.hands``, ``checker_hand.onnx``: is a hand or an arm anywhere
+    in the frame?) at or below this means no hand: the slot, stack and tray models' own "hand" then
+    does not count on that frame (``checkers.HandEvidence``; it was the largest loss of whole boards on
+    frames with no hand).  The gate's skin and motion test still marks covered regions."""
+
     # ---- dice (vision/dice/)
     face_min_confidence: float = 0.9
     """Below this the die face is reported as None (unsure)."""

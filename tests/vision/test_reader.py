@@ -235,3 +235,50 @@ def test_hand_over_the_cubes_place_is_never_read() -> None:
         assert not obs.still and not obs.confident and set(dict(obs.timings_ms)) == {"gate"}
     after = [rd.read(Frame(img, i / 30, i), prof) for i in range(10, 14)]
     assert after[-1].still and after[-1].cube is not None and after[-1].cube.position_confidence > 0
+
+
+def test_a_cube_turned_or_moved_between_still_frames_is_read_anew(cube_reads: list[int]) -> None:
+    """Live loop, the kept cube reading (``CubeWatch``) is never stale: after a still reading, the
+    cube turned a quarter, turned to another face, or nudged 4 mm, then a still scene, is read anew
+    and the new reading is the new cube's (face, turn).  Two ways the gate sees the change happen:
+    a hand over the cube, or only checkers moved elsewhere (the cube's own change below the gate's
+    motion fraction: the reader then reads in full, and only the watch can tell the cube changed)."""
+    from tests.vision.test_cube import _paint
+
+    img, truth, prof = _load(900023)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    tc = truth["cube"]
+    size = prof.spec.cube_size_mm
+    cx, cy, cz = tc["center_mm"]
+    bx, by, bw, bh = tc["image_box"]
+    rd = BoardReader(VisionConfig(still_frames=2))
+    seq = iter(range(1000))
+    ex, ey = _outside_cube_watch(rd, img, prof)
+    flips = iter(range(1000))
+
+    def settle(face: int, turn: float, dx: float, *, hand: bool) -> BoardObservation:
+        frame = cv2.cvtColor(_paint(gray, prof, (cx + dx, cy), cz + size / 2, face,
+                                    (tc["rotation_deg"] + turn) % 360.0, size * 0.86), cv2.COLOR_GRAY2BGR)
+        if next(flips) % 2:  # checkers moved far from the cube (and back, the next time)
+            frame[ey - 25:ey + 25, ex - 25:ex + 25] = 255 - frame[ey - 25:ey + 25, ex - 25:ex + 25]
+        before = []
+        if hand:
+            over = frame.copy()
+            over[by - 30:by + bh + 30, bx - 30:bx + bw + 30] = (120, 150, 210)  # a skin tone (BGR)
+            before = [over, over]
+        obs = [rd.read(Frame(f, i / 30, i), prof) for f in before + [frame] * 4 for i in (next(seq),)]
+        assert obs[-1].still and sum("checkers" in dict(o.timings_ms) for o in obs) == 1
+        return obs[-1]
+
+    first = settle(16, 0.0, 0.0, hand=False)
+    assert first.cube is not None and first.cube.face == 16 and len(cube_reads) == 1
+    assert settle(16, 0.0, 0.0, hand=False).cube is first.cube and len(cube_reads) == 1  # unchanged: kept
+    changes = ((16, 90.0, 0.0), (4, 90.0, 0.0), (4, 90.0, 4.0), (16, 0.0, 0.0))
+    for hand in (True, False):
+        for face, turn, dx in changes:
+            reads = len(cube_reads)
+            obs = settle(face, turn, dx, hand=hand)
+            assert len(cube_reads) == reads + 1, (hand, face, turn, dx)
+            assert obs.cube is not None and obs.cube.face == face, (hand, face, turn, dx, obs.cube)
+            got = (obs.cube.rotation_deg - tc["rotation_deg"] - turn + 180.0) % 360.0 - 180.0
+            assert abs(got) < 10.0, (hand, face, turn, dx, obs.cube)

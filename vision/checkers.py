@@ -300,7 +300,7 @@ def counts_from_slot_probs(
     tray_disagree_factor: float | None = None, bar_hand_corroboration: float | None = None,
     hand_pair_max: float | None = None, layer_error_cap: float | None = None,
     stack_probs: Callable[[list[int]], npt.NDArray[np.float64]] | None = None,
-    stack_config: VisionConfig | None = None,
+    stack_config: VisionConfig | None = None, hand_probability: Callable[[], float] | None = None,
 ) -> CheckerReadings:
     """Turn per-slot class probabilities into counts with confidences, one stack at a time.
 
@@ -341,12 +341,24 @@ def counts_from_slot_probs(
     ``trays``: the tray model's probabilities (:meth:`TrayClassifier.probabilities`, WHITE's tray
     first): the trays are then read from the image (:func:`tray_readings`, cross-checked with the
     board's totals); None: derived (15 minus the checkers on the board and bar).
+
+    ``hand_probability``: the whole-frame hand model (:mod:`vision.hands`, P(a hand or arm is in the
+    frame)), asked only when a slot's, the stack model's or a tray's "hand" could leave a region unread
+    (:class:`HandEvidence`).  At ``VisionConfig.hand_free_max`` (``stack_config``'s) or below, no
+    model's "hand" counts on this frame (:func:`without_hands`); the gate's ``covered`` always does.
     """
     nb_max = _DEFAULTS.slot_neighbour_hand_max if neighbour_hand_max is None else neighbour_hand_max
     ow = _DEFAULTS.slot_object_weight if object_weight is None else object_weight
     cap = _DEFAULTS.slot_layer_error_cap if layer_error_cap is None else layer_error_cap
     groups, perm, starts = _slot_index(slots)
     probs64 = np.asarray(probs, np.float64)
+    if hand_probability is not None:
+        pair0 = _DEFAULTS.slot_hand_pair_max if hand_pair_max is None else hand_pair_max
+        hands = HandEvidence(hand_probability, (stack_config or _DEFAULTS).hand_free_max,
+                             min(hand_max, nb_max, pair0))
+        probs64 = hands.slots(probs64)
+        stack_probs = hands.stacks(stack_probs, hand_max)
+        trays = hands.trays(trays, hand_max)
     # a hand is wider than a point: a region beside one with a hand-like slot is not read either
     probs64 = corroborated_hands(slots, probs64, _DEFAULTS.slot_bar_hand_corroboration
                                  if bar_hand_corroboration is None else bar_hand_corroboration)
@@ -404,10 +416,11 @@ def counts_from_slot_probs(
     bar = readings["bar"]
     on_w = sum(r.white for r in points) + bar.white
     on_b = sum(r.black for r in points) + bar.black
-    if on_w > CHECKERS or on_b > CHECKERS:
-        # more than 15 of a colour: the readings holding that colour cannot all be right
-        points = tuple(_doubted(r, on_w > CHECKERS, on_b > CHECKERS) for r in points)
-        bar = _doubted(bar, on_w > CHECKERS, on_b > CHECKERS)
+    for side, on in ((Side.WHITE, on_w), (Side.BLACK, on_b)):
+        if on > CHECKERS:
+            # more than 15 of a colour: the readings holding that colour cannot all be right
+            *pts_, bar = blamed((*points, bar), side, CHECKERS - on)
+            points = tuple(pts_)
     if trays is not None:
         tw, tb = tray_readings(trays, (on_w, on_b), (*points, bar), covered,
                                _DEFAULTS.tray_disagree_factor if tray_disagree_factor is None else tray_disagree_factor,
@@ -449,6 +462,68 @@ def _second_look(readings: dict[str, CountReading], hyps: tuple[tuple[Side, int]
     q = stack_probs([i + 1 for i in tall])
     return {i: combine(hyps, post[i], q[j], alone[i], hand_max, cfg.stack_slot_power, cfg.stack_disagree_cap,
                        cfg.stack_agree_min) for j, i in enumerate(tall)}
+
+
+class HandEvidence:
+    """Whether the models' "hand" counts on one frame: the whole-frame hand model
+    (``hand_probability``, called at most once, and only when some "hand" reaches ``ask_min`` and
+    could leave a region unread) says no hand at ``free_max`` or below -> every "hand" is dropped
+    (:func:`without_hands`)."""
+
+    def __init__(self, hand_probability: Callable[[], float], free_max: float, ask_min: float) -> None:
+        self._p = hand_probability
+        self._free: bool | None = None
+        self.free_max = free_max
+        self.ask_min = ask_min
+
+    def free(self) -> bool:
+        """True when the hand model sees no hand in the frame (asked once)."""
+        if self._free is None:
+            self._free = self._p() <= self.free_max
+        return self._free
+
+    def slots(self, probs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Slot probabilities, without "hand" when a slot's could count and the frame is hand-free."""
+        if (float(probs[:, HAND].max()) >= self.ask_min or bool((probs.argmax(axis=1) == HAND).any())) and self.free():
+            return without_hands(probs, HAND)
+        return probs
+
+    def stacks(self, stack_probs: Callable[[list[int]], npt.NDArray[np.float64]] | None, hand_max: float
+               ) -> Callable[[list[int]], npt.NDArray[np.float64]] | None:
+        """The stack model's probabilities, without "hand" where it could count on a hand-free frame."""
+        if stack_probs is None:
+            return None
+        from vision.stacks import STACK_HAND
+
+        inner = stack_probs
+
+        def probs(points: list[int]) -> npt.NDArray[np.float64]:
+            q = inner(points)
+            if len(q) and float(q[:, STACK_HAND].max()) >= hand_max and self.free():
+                return without_hands(q, STACK_HAND)
+            return q
+
+        return probs
+
+    def trays(self, probs: npt.NDArray[np.float64] | None, hand_max: float) -> npt.NDArray[np.float64] | None:
+        """The tray model's probabilities, without "hand" where it could count on a hand-free frame."""
+        if probs is not None and float(probs[:, TRAY_HAND].max()) >= hand_max and self.free():
+            return without_hands(probs, TRAY_HAND)
+        return probs
+
+
+def without_hands(probs: npt.NDArray[np.float64], hand: int) -> npt.NDArray[np.float64]:
+    """Class probabilities (one row per slot, strip or tray) with class ``hand`` removed and each row
+    renormalised over the other classes (a row that was all "hand" becomes uniform over them)."""
+    out = np.array(probs, np.float64)
+    out[:, hand] = 0.0
+    total = out.sum(axis=1, keepdims=True)
+    flat = total[:, 0] <= 0.0
+    out[flat] = 1.0
+    out[flat, hand] = 0.0
+    total[flat] = out.shape[1] - 1
+    out /= total
+    return out
 
 
 def corroborated_hands(slots: tuple[Slot, ...], probs: npt.NDArray[np.float64],
@@ -575,6 +650,7 @@ def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountRea
     if not holds and not fix:
         return readings
     comp = _Compensations(readings, errs, trays) if holds else None
+    blamed_by = {sd: blamed(readings, sd, d, trays[sides.index(sd)]) for sd, d in fix.items()}
     out = []
     for i, (r, err) in enumerate(zip(readings, errs, strict=True)):
         tall = full_row is not None and i < 24 and any(_count(r.white, r.black, sd) >= full_row for sd in fix)
@@ -583,7 +659,7 @@ def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountRea
             continue
         if tall or any(_count(w, b, sd) - _count(r.white, r.black, sd) == d for w, b, _ in r.alternatives
                        for sd, d in fix.items()):
-            out.append(CountReading(r.white, r.black, min(r.confidence, TRAY_DOUBT), r.alternatives))
+            out.append(min((blamed_by[sd][i] for sd in fix), key=lambda x: x.confidence))
             continue
         relief = 0.0
         alts = []
@@ -653,11 +729,42 @@ def _tray_alternatives(readings: tuple[CountReading, ...], side: Side, on_board:
     return tuple((t, 0, round(p, 6)) if side is Side.WHITE else (0, t, round(p, 6)) for t, p in best)
 
 
-def _doubted(r: CountReading, white: bool, black: bool) -> CountReading:
-    """``r`` with its confidence capped at ``TRAY_DOUBT`` when it holds a doubted colour."""
-    if (white and r.white) or (black and r.black):
-        return CountReading(r.white, r.black, min(r.confidence, TRAY_DOUBT), r.alternatives)
-    return r
+BLAME_FLOOR = 1e-4
+"""Every reading that could be the wrong one counts as at least this likely to be (a reading at 1.0 is
+not beyond doubt when the totals say something is wrong)."""
+
+
+def blamed(readings: tuple[CountReading, ...], side: Side, d: int,
+           tray: CountReading | None = None) -> tuple[CountReading, ...]:
+    """The board's readings (points, then the bar) when ``side``'s total is certainly wrong and needs
+    ``d`` more checkers of that colour (negative: fewer) to be right: which reading is the wrong one?
+
+    Each reading that could make up ``d`` (holding at least ``-d`` of ``side``; for ``d`` > 0 holding
+    ``side`` or empty) is blamed with the probability of its alternatives that shift ``side`` by
+    exactly ``d``, plus its error mass no alternative lists (any shift), at least ``BLAME_FLOOR`` (a
+    full row's error already carries the full-row weight or the stack model's doubt); the ``tray``
+    read from the image (when given) is blamed with its own error.  One reading is wrong, so
+    each is wrong with its share of the blame: its confidence is capped at 1 minus that share.  A
+    merely unsure point whose alternative fixes the total takes the blame, and the sure points of its
+    colour stay sure (session 10: the demo's set-up, a 5-stack read 6 at 0.51, capped every black
+    point at ``TRAY_DOUBT``); a total off with no reading much likelier than the others leaves them all
+    unsure, and with no reading listing an alternative that fixes it each one that could is capped at
+    ``TRAY_DOUBT``, as before."""
+    blame: list[float] = []
+    offered = 0.0
+    for r in readings:
+        own = _count(r.white, r.black, side)
+        if (own < -d) if d < 0 else (own == 0 and (r.white or r.black)):
+            blame.append(0.0)
+            continue
+        listed = sum(p for _, _, p in r.alternatives)
+        fixes = sum(p for w, b, p in r.alternatives if _count(w, b, side) - own == d)
+        offered += fixes
+        blame.append(max(BLAME_FLOOR, fixes + max(0.0, 1.0 - r.confidence - listed)))
+    total = sum(blame) + (max(BLAME_FLOOR, 1.0 - tray.confidence) if tray is not None else 0.0)
+    return tuple(r if b <= 0.0 else CountReading(
+        r.white, r.black, round(min(r.confidence, 1.0 - b / total if offered > 0.0 else TRAY_DOUBT), 4), r.alternatives)
+        for r, b in zip(readings, blame, strict=True))
 
 
 def _read_bar(slots: tuple[Slot, ...], probs: npt.NDArray[np.float64], ix: npt.NDArray[np.intp],

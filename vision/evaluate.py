@@ -278,10 +278,13 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
         TraySampler,
         counts_from_slot_probs,
     )
+    from vision.hands import hand_model_or_none
     from vision.stacks import STACK_MODEL, StackClassifier, StackSampler
     from vision.training.rendered import EVAL_SEEDS, profile_for, rendered
 
     clf = SlotClassifier()
+    hand_clf = hand_model_or_none()
+    hand_asked = 0
     tray_clf = TrayClassifier() if TRAY_MODEL.is_file() else None
     stack_clf = StackClassifier() if STACK_MODEL.is_file() else None
     tray_tally: dict[str, Counter[str]] = {"read": Counter(), "derived": Counter()}
@@ -314,13 +317,20 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
             assert stack_clf is not None
             return stack_clf.probabilities(ss.strips(img, points))
 
+        def hand_probability(img: Any = img) -> float:
+            nonlocal hand_asked
+            assert hand_clf is not None
+            hand_asked += 1
+            return hand_clf.probability(img)
+
         t0 = time.process_time()
         probs = clf.probabilities(sampler.patches(img), cfg.slot_temperature)
         tray_probs = None if tray_clf is None or tray_sampler is None else tray_clf.probabilities(tray_sampler.strips(img))
         rd = counts_from_slot_probs(sampler.slots, probs, frozenset(), cfg.slot_hand_max, cfg.slot_layer_error_factor,
                                     cfg.slot_neighbour_hand_max, cfg.slot_object_weight, tray_probs,
                                     cfg.tray_disagree_factor, cfg.slot_bar_hand_corroboration, cfg.slot_hand_pair_max,
-                                    cfg.slot_layer_error_cap, None if stack_clf is None else stack_probs)
+                                    cfg.slot_layer_error_cap, None if stack_clf is None else stack_probs, cfg,
+                                    None if hand_clf is None else hand_probability)
         cpu_ms.append((time.process_time() - t0) * 1000)
         c = t["counts"]
         cov = set(t["hands"]["covered"])
@@ -390,6 +400,8 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
         "frames": len(seeds), "seeds": [seeds[0], seeds[-1]] if seeds else [], "threshold": th,
         "temperature": clf.temperature if cfg.slot_temperature is None else cfg.slot_temperature,
         "stack_model": stack_clf is not None,
+        "hand_model": hand_clf is not None,
+        "hand_model_asked_frames": hand_asked,
         "board": {"frames_without_hands": n_clear, "exact_and_confident": exact_n,
                   "confident_but_wrong": sum(c >= th and not ok for c, ok in board_conf),
                   "unsure": sum(c < th for c, _ in board_conf), "exact_rate": _rate(exact_n, n_clear),

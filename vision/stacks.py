@@ -97,13 +97,16 @@ class StackSampler:
                      for i in range(24)]
 
     def strips(self, image: npt.NDArray[Any], points: list[int] | None = None) -> npt.NDArray[np.uint8]:
-        """(len(points), 2, L, W, 3) BGR strips of points ``points`` (1..24; None: all 24)."""
+        """(len(points), 2, L, W, 3) BGR strips of points ``points`` (1..24; None: all 24): the asked
+        points' maps side by side, one remap (session 10: one per point before)."""
         ps = list(range(1, 25)) if points is None else points
-        out = np.empty((len(ps), *self.SHAPE), np.uint8)
-        for j, p in enumerate(ps):
-            m1, m2 = self.maps[p - 1]
-            out[j] = np.asarray(cv2.remap(image, m1, m2, cv2.INTER_LINEAR,
-                                          borderMode=cv2.BORDER_REPLICATE)).reshape(self.SHAPE)
+        if not ps:
+            return np.empty((0, *self.SHAPE), np.uint8)
+        m1 = np.concatenate([self.maps[p - 1][0] for p in ps], axis=1)
+        m2 = np.concatenate([self.maps[p - 1][1] for p in ps], axis=1)
+        m = np.asarray(cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), np.uint8)
+        out: npt.NDArray[np.uint8] = np.ascontiguousarray(
+            m.reshape(2 * STACK_LENGTH, len(ps), STACK_WIDTH, 3).transpose(1, 0, 2, 3)).reshape(len(ps), *self.SHAPE)
         return out
 
 

@@ -1,0 +1,126 @@
+"""The whole-frame hand model's word on the slot models' "hand", and the totals' blame."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rules.position import Side
+from vision.checkers import (
+    HAND,
+    SLOT_CLASSES,
+    TRAY_CLASSES,
+    TRAY_HAND,
+    blamed,
+    board_slots,
+    counts_from_slot_probs,
+    slot_labels,
+    without_hands,
+)
+from vision.config import VisionConfig
+from vision.geometry import BoardLayout, BoardSpec, Seating
+from vision.hands import HAND_MODEL, THUMB_SIZE, HandClassifier, thumbnail
+from vision.observation import CountReading
+
+LAYOUT = BoardLayout(BoardSpec.tournament(), Seating())
+SLOTS = board_slots(LAYOUT)
+
+
+def _onehot(labels: list[int], p: float = 0.9999) -> np.ndarray:
+    n = len(SLOT_CLASSES)
+    out = np.full((len(labels), n), (1 - p) / (n - 1), np.float32)
+    out[np.arange(len(labels)), labels] = p
+    return out
+
+
+def _false_hand() -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """p3 holds 2 white, p9 4 black; an empty slot of p4 looks like a hand (0.9)."""
+    points = [(0, 0)] * 24
+    points[2], points[8] = (2, 0), (0, 4)
+    probs = _onehot(slot_labels(LAYOUT, SLOTS, points, (0, 0)))
+    k = next(i for i, s in enumerate(SLOTS) if s.region == "p4" and s.index == 1)
+    probs[k] = 0.1 / (len(SLOT_CLASSES) - 1)
+    probs[k, HAND] = 0.9
+    return probs, points
+
+
+def test_without_hands_renormalises_and_an_all_hand_row_becomes_uniform() -> None:
+    p = np.array([[0.2, 0.3, 0.5], [0.0, 0.0, 1.0]])
+    out = without_hands(p, 2)
+    assert np.allclose(out, [[0.4, 0.6, 0.0], [0.5, 0.5, 0.0]])
+
+
+def test_a_false_hand_slot_counts_unless_the_hand_model_sees_no_hand() -> None:
+    probs, points = _false_hand()
+    alone = counts_from_slot_probs(SLOTS, probs, hand_max=0.5)
+    assert alone.points[3].confidence == 0.0 and alone.points[2].confidence == 0.0  # p4 and its neighbour p3
+    free = VisionConfig().hand_free_max
+    asked: list[int] = []
+
+    def no_hand() -> float:
+        asked.append(1)
+        return free / 2
+
+    read = counts_from_slot_probs(SLOTS, probs, hand_max=0.5, hand_probability=no_hand)
+    assert [(r.white, r.black) for r in read.points] == points
+    assert min(r.confidence for r in read.points) > 0.99 and asked == [1]
+    # the hand model unsure: every hand guard stands
+    maybe = counts_from_slot_probs(SLOTS, probs, hand_max=0.5, hand_probability=lambda: free * 2)
+    assert maybe.points[3].confidence == 0.0 and maybe.points[2].confidence == 0.0
+    # the gate's covered regions are never read, whatever the hand model says
+    cov = counts_from_slot_probs(SLOTS, probs, frozenset({"p9"}), hand_max=0.5, hand_probability=no_hand)
+    assert cov.points[8].confidence == 0.0
+
+
+def test_the_hand_model_is_asked_only_when_a_hand_could_count() -> None:
+    points = [(0, 0)] * 24
+    points[0] = (3, 0)
+    probs = _onehot(slot_labels(LAYOUT, SLOTS, points, (0, 0)))
+
+    def never() -> float:
+        raise AssertionError("asked on a frame with no hand-like slot")
+
+    assert counts_from_slot_probs(SLOTS, probs, hand_probability=never).points[0].confidence > 0.99
+
+
+def test_a_tray_hand_does_not_count_on_a_hand_free_frame() -> None:
+    points = [(0, 0)] * 24
+    points[0], points[23] = (15, 0), (0, 15)
+    probs = _onehot(slot_labels(LAYOUT, SLOTS, points, (0, 0)))
+    trays = np.full((2, len(TRAY_CLASSES)), 1e-4)
+    trays[:, 0] = 0.4
+    trays[0, TRAY_HAND] = 0.6
+    trays /= trays.sum(axis=1, keepdims=True)
+    assert counts_from_slot_probs(SLOTS, probs, trays=trays).trays[0].confidence == 0.0
+    read = counts_from_slot_probs(SLOTS, probs, trays=trays, hand_probability=lambda: 0.0)
+    assert read.trays[0].white == 0 and read.trays[0].confidence > 0.99
+
+
+def test_an_unsure_point_that_explains_a_total_over_fifteen_takes_the_blame() -> None:
+    """The demo's set-up (session 9): one black 5-stack read 6 at 0.51 (5 at 0.49) makes 16 black;
+    the other black points, read surely, stay sure; with no likelier culprit all are doubted."""
+    board = [CountReading(0, 0, 1.0)] * 25
+    board[0] = CountReading(0, 2, 1.0)
+    board[11] = CountReading(0, 6, 0.51, ((0, 5, 0.49),))
+    board[16] = CountReading(0, 3, 0.9999)
+    board[18] = CountReading(0, 5, 0.9998, ((0, 6, 0.0002),))
+    out = blamed(tuple(board), Side.BLACK, -1)
+    assert out[11].confidence < 0.01
+    assert all(out[i].confidence >= 0.99 for i in (0, 16, 18))
+    sure = list(board)
+    sure[11] = CountReading(0, 6, 0.9999)
+    out = blamed(tuple(sure), Side.BLACK, -1)
+    assert all(out[i].confidence < 0.99 for i in (0, 11, 16, 18)) and out[5] == sure[5]
+
+
+def test_the_whole_frame_thumbnail() -> None:
+    img = np.zeros((720, 1280, 3), np.uint8)
+    assert thumbnail(img).shape == (THUMB_SIZE[1], THUMB_SIZE[0], 3)
+    assert thumbnail(np.zeros((1080, 1920, 3), np.uint8)).dtype == np.uint8
+
+
+@pytest.mark.skipif(not HAND_MODEL.is_file(), reason="no committed hand model")
+def test_the_committed_hand_model_gives_a_probability() -> None:
+    clf = HandClassifier()
+    p = clf.probability(np.full((720, 1280, 3), 90, np.uint8))
+    assert 0.0 <= p <= 1.0

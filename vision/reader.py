@@ -37,6 +37,7 @@ from vision.config import VisionConfig
 from vision.cube import CubeConfig, CubeSampler, CubeSnapshot, CubeWatch, default_numeral, read_cube
 from vision.dice.board import DiceSearch, read_dice
 from vision.dice.classify import DIE_FACE_MODEL, FaceClassifier
+from vision.hands import HAND_MODEL, hand_model_or_none
 from vision.motion import MotionGate, MotionReport, RegionMap
 from vision.observation import REGION_NAMES, BoardObservation, CountReading, CubeReading, DieReading
 from vision.stacks import STACK_MODEL, StackClassifier, StackSampler
@@ -69,7 +70,7 @@ class BoardReader:
 
     def __init__(self, config: VisionConfig | None = None, *, face_model: Path = DIE_FACE_MODEL,
                  slot_model: Path = SLOT_MODEL, tray_model: Path = TRAY_MODEL,
-                 stack_model: Path | None = STACK_MODEL) -> None:
+                 stack_model: Path | None = STACK_MODEL, hand_model: Path | None = HAND_MODEL) -> None:
         cv2.setNumThreads(1)
         self.config = config or VisionConfig()
         self.cube_config = CubeConfig.from_vision(self.config)
@@ -78,6 +79,9 @@ class BoardReader:
         self.slots = SlotClassifier(slot_model)
         self.trays = TrayClassifier(tray_model)
         self.stacks = StackClassifier(stack_model) if stack_model is not None and stack_model.is_file() else None
+        self.hands = hand_model_or_none(hand_model) if hand_model is not None else None
+        """The whole-frame hand model (:mod:`vision.hands`), when installed: the checker stage asks it,
+        at most once a frame, whether a slot, stack or tray model's "hand" may be dropped."""
         default_numeral()  # the cube model, loaded now rather than on the first frame
         self._state: dict[int, _ProfileState] = {}
         self.last_cpu_ms: tuple[tuple[str, float], ...] = ()
@@ -140,12 +144,15 @@ class BoardReader:
         tray_probs = self.trays.probabilities(st.trays.strips(image))
         stacks = self.stacks
         stack_probs = None if stacks is None else (lambda pts: stacks.probabilities(st.stacks.strips(image, pts)))
+        hands = self.hands
+        hand_probability = None if hands is None else (lambda: hands.probability(image))
         checkers: CheckerReadings = counts_from_slot_probs(st.sampler.slots, probs, covered, cfg.slot_hand_max,
                                                                cfg.slot_layer_error_factor,
                                                                cfg.slot_neighbour_hand_max, cfg.slot_object_weight,
                                                                tray_probs, cfg.tray_disagree_factor,
                                                                cfg.slot_bar_hand_corroboration, cfg.slot_hand_pair_max,
-                                                               cfg.slot_layer_error_cap, stack_probs, cfg)
+                                                               cfg.slot_layer_error_cap, stack_probs, cfg,
+                                                               hand_probability)
         clock.lap("checkers")
         dice: tuple[DieReading, ...] = read_dice(image, profile, self.faces, cfg, st.dice)
         if covered:

@@ -43,6 +43,13 @@ POSE_RENDERS = "dice_pose"
 """Folder (under the render cache) of the pose renders."""
 POSE_TRAIN_SEEDS = range(30_000, 40_000)
 POSE_EVAL_SEEDS = range(901_500, 902_000)
+POSE_FRESH_SEEDS = range(904_000, 904_080)
+"""Session 10's fresh held-out pose seeds (901500-901999 were all measured by sessions 4-9: seen)."""
+
+
+def held_out(seed: int) -> bool:
+    """A held-out pose seed (never trained on): :data:`POSE_EVAL_SEEDS` or :data:`POSE_FRESH_SEEDS`."""
+    return seed in POSE_EVAL_SEEDS or seed in POSE_FRESH_SEEDS
 MODES = ("flat", "touch", "checker", "rail", "bar", "die", "die_top")
 MODE_P = (0.22, 0.18, 0.14, 0.13, 0.13, 0.11, 0.09)
 """How the second die of a pair lies: flat in the open, flat touching an obstacle, leaning on a
@@ -159,8 +166,8 @@ def render_pose(seed: int, n: int, width: int = 1280, height: int = 720) -> list
     from vision.sim.scene import random_scene
     from vision.training.rendered import render_positions
 
-    if seed not in POSE_TRAIN_SEEDS and seed not in POSE_EVAL_SEEDS:
-        raise ValueError(f"seed {seed} is neither a pose training seed ({POSE_TRAIN_SEEDS}) nor held out ({POSE_EVAL_SEEDS})")
+    if seed not in POSE_TRAIN_SEEDS and not held_out(seed):
+        raise ValueError(f"seed {seed} is neither a pose training seed ({POSE_TRAIN_SEEDS}) nor held out ({POSE_EVAL_SEEDS}, {POSE_FRESH_SEEDS})")
     base = random_scene(seed, width=width, height=height)
     return render_positions(pose_dir(width, height), seed, n, lambda i: pose_scene(base, seed, i))
 
@@ -822,8 +829,8 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(res, indent=2))
             return 0
     seeds = range(args.first, args.first + args.count)
-    if seeds.start not in POSE_EVAL_SEEDS:
-        raise ValueError(f"{args.first} is not a held-out pose seed ({POSE_EVAL_SEEDS})")
+    if not held_out(seeds.start) or not held_out(seeds[-1]):
+        raise ValueError(f"{args.first}-{seeds[-1]} are not all held-out pose seeds ({POSE_EVAL_SEEDS}, {POSE_FRESH_SEEDS})")
     rows = pose_rows(pose_dir(w, h), seeds)
     d = DiceConfig()
     res["held_out"] = f"{pose_dir(w, h)} seeds {seeds.start}-{seeds.stop - 1} ({len({r['frame'] for r in rows})} frames)"

@@ -316,6 +316,31 @@ def test_clear_beyond_rules() -> None:
     assert _clear_beyond(8, _read(8, 0.4, 0.6), bg, cfg, strict=True)
 
 
+def test_top_is_here_compares_turns_only_of_named_faces_and_an_eights_up_to_a_half_turn(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Half a side beyond a read window, a cube-like read of the numeral turned otherwise makes the
+    window a possible side face; an 8 looks the same turned half a turn (its turn is known only up
+    to two quarters), and a read that names no face has no turn."""
+    import vision.cube as vc
+    from vision.cube import NumeralRead
+
+    monkeypatch.setattr(vc, "angle_residual", lambda image, profile, blob: 0.0)
+    cfg = CubeConfig()
+    bg = NumeralRead(None, 1.0, 0, 0.01)
+    win = CubeBlob((0.0, 0.0), 40.0, 0.0, 50.0)
+
+    def here(face: int, turn: int, half: NumeralRead) -> bool:
+        return vc._top_is_here(None, None, win, NumeralRead(face, 0.97, turn, 1.0), half, bg, cfg)
+
+    assert here(8, 3, NumeralRead(8, 0.93, 1, 0.98))  # 715450_0: two quarters off, the same 8
+    assert not here(8, 3, NumeralRead(8, 0.93, 0, 0.98))  # one quarter off
+    assert not here(4, 3, NumeralRead(4, 0.93, 1, 0.98))  # a 4 two quarters off: turned otherwise
+    assert here(4, 3, NumeralRead(4, 0.93, 3, 0.98))
+    assert here(16, 2, NumeralRead(None, 0.45, 0, 0.55))  # 715066_4: no face named, no turn
+    assert not here(16, 2, NumeralRead(32, 0.5, 0, 0.55))  # a face named, however unsurely, turned otherwise
+    assert here(16, 2, NumeralRead(32, 0.5, 0, 0.4))  # not cube-like
+
+
 class _ScriptedNumeral:
     """Reads a window by its distance (cube sides) beyond a base window, away from the camera."""
 

@@ -386,7 +386,7 @@ def counts_from_slot_probs(
             if h:
                 handy.add(r)
         for i, (rd, h) in _second_look(readings, hyps, post, stack_probs, hand_max,
-                                        stack_config or _DEFAULTS).items():
+                                        stack_config or _DEFAULTS, block.shape[1]).items():
             readings[pts[i]] = rd
             if h:
                 handy.add(pts[i])
@@ -448,15 +448,17 @@ def counts_from_slot_probs(
 
 def _second_look(readings: dict[str, CountReading], hyps: tuple[tuple[Side, int], ...],
                  post: npt.NDArray[np.float64], stack_probs: Callable[[list[int]], npt.NDArray[np.float64]] | None,
-                 hand_max: float, cfg: VisionConfig) -> dict[int, tuple[CountReading, bool]]:
+                 hand_max: float, cfg: VisionConfig, full_row: int) -> dict[int, tuple[CountReading, bool]]:
     """The points (0-based) the stack model looks at too (read by the slots alone, ``readings``, as
-    ``cfg.stack_min_count`` or more): their joint readings (:func:`vision.stacks.combine`, with
-    ``cfg``'s stack settings), and whether the stack model sees a hand there; none without
+    ``cfg.stack_min_count`` or more; below a full row, ``full_row`` checkers, only when that reading's
+    confidence is under ``cfg.stack_ask_below``): their joint readings (:func:`vision.stacks.combine`,
+    with ``cfg``'s stack settings), and whether the stack model sees a hand there; none without
     ``stack_probs``."""
     from vision.stacks import combine
 
     alone = [readings[f"p{i}"] for i in range(1, 25)]
-    tall = [i for i, rd in enumerate(alone) if max(rd.white, rd.black) >= cfg.stack_min_count]
+    tall = [i for i, rd in enumerate(alone) if (n := max(rd.white, rd.black)) >= cfg.stack_min_count
+            and (n >= full_row or rd.confidence < cfg.stack_ask_below)]
     if stack_probs is None or not tall:
         return {}
     q = stack_probs([i + 1 for i in tall])
@@ -650,7 +652,7 @@ def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountRea
     if not holds and not fix:
         return readings
     comp = _Compensations(readings, errs, trays) if holds else None
-    blamed_by = {sd: blamed(readings, sd, d, trays[sides.index(sd)]) for sd, d in fix.items()}
+    blamed_by: dict[Side, tuple[CountReading, ...]] = {}
     out = []
     for i, (r, err) in enumerate(zip(readings, errs, strict=True)):
         tall = full_row is not None and i < 24 and any(_count(r.white, r.black, sd) >= full_row for sd in fix)
@@ -659,6 +661,9 @@ def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountRea
             continue
         if tall or any(_count(w, b, sd) - _count(r.white, r.black, sd) == d for w, b, _ in r.alternatives
                        for sd, d in fix.items()):
+            for sd, d in fix.items():
+                if sd not in blamed_by:
+                    blamed_by[sd] = blamed(readings, sd, d, trays[sides.index(sd)])
             out.append(min((blamed_by[sd][i] for sd in fix), key=lambda x: x.confidence))
             continue
         relief = 0.0

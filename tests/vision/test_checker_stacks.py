@@ -216,3 +216,21 @@ def test_training_samples_are_the_tall_points_and_a_few_others() -> None:
     hands = [p for p, k in zip(picked, labels, strict=True) if k == STACK_HAND]
     assert len(hands) == OTHERS and set(hands) <= {9, 10, 11, 14}
     assert frame_points(truth) == (picked, labels)
+
+
+def test_a_sure_four_stack_is_not_asked_but_an_unsure_one_and_a_full_row_are() -> None:
+    """``stack_ask_below``: a point read below a full row is asked only when the slots are unsure of it."""
+    points = [(0, 0)] * 24
+    points[2], points[9] = (4, 0), (0, 5)
+    asked: list[list[int]] = []
+
+    def stack(pts: list[int]) -> np.ndarray:
+        asked.append(pts)
+        return np.stack([_stack(*points[p - 1]) for p in pts])
+
+    sure = _onehot(slot_labels(LAYOUT, SLOTS, points, (0, 0)), 0.99999)
+    counts_from_slot_probs(SLOTS, sure, stack_probs=stack)
+    assert asked == [[10]]
+    asked.clear()
+    counts_from_slot_probs(SLOTS, sure, stack_probs=stack, stack_config=VisionConfig(stack_ask_below=1.01))
+    assert asked == [[3, 10]]

@@ -2,12 +2,13 @@
 
 Development only (needs PyTorch).  The model reads :func:`vision.hands.thumbnail` of every cached
 training frame (tray renders, single renders of ``TRAIN_SEEDS``, multi-position renders: the
-simulator puts a hand and its arm in about one frame in five), labelled by the truth's
-``hands.present``.  Frames whose scene seed is a multiple of ``HOLDOUT_MOD`` are held out and give
+simulator puts a hand and its arm in about one frame in five; the die models' whole-frame renders;
+and ``render``'s scenes, every one with a hand), labelled by the truth's ``hands.present``.  Frames whose scene seed is a multiple of ``HOLDOUT_MOD`` are held out and give
 the figures of ``checker_hand.train.json``: the highest P(hand) of a held-out frame without a hand,
 the lowest of one with a hand, and how many of each a threshold would misjudge.
 
-``python -m vision.training.hands [--epochs N] [--seed S] [--out M.onnx]``
+``python -m vision.training.hands render FIRST COUNT`` (scenes that all hold a hand, seeds from ``TRAIN_SEEDS``)
+``python -m vision.training.hands [--epochs N] [--seed S] [--out M.onnx] [--cache THUMBS.npz]``
 """
 
 from __future__ import annotations
@@ -22,8 +23,49 @@ import numpy as np
 
 from vision.hands import HAND_CLASSES, HAND_MODEL, THUMB_SIZE, HandClassifier, thumbnail
 from vision.training.fit import EpochStats, export_onnx, fit_classifier, jitter_layers
-from vision.training.rendered import Rendered
-from vision.training.trays import HOLDOUT_MOD, training_frames
+from vision.training.rendered import TRAIN_SEEDS, Rendered, cache_dir, frames_in
+from vision.training.trays import HOLDOUT_MOD
+from vision.training.trays import training_frames as checker_frames
+
+HAND_FOLDER = "hands_1280x720"
+"""Renders made for this model (``render``): every scene with a hand (``SimConfig.hands_p`` 1)."""
+
+
+def render(first: int, count: int) -> None:
+    """Render ``count`` scenes from seed ``first`` (``TRAIN_SEEDS``), each with a hand and its arm, into
+    ``$BGREF_RENDER_CACHE/hands_1280x720/SEED_0.png`` (+ ``.json`` truth); seeds already there are kept."""
+    import cv2
+
+    from vision.sim.config import SimConfig
+    from vision.sim.render import render as render_scene
+    from vision.sim.scene import random_scene
+    from vision.sim.truth import build_truth
+
+    d = cache_dir() / HAND_FOLDER
+    d.mkdir(parents=True, exist_ok=True)
+    cfg = SimConfig(hands_p=1.0)
+    for seed in range(first, first + count):
+        if seed not in TRAIN_SEEDS:
+            raise ValueError(f"hand renders take training seeds ({TRAIN_SEEDS.start}..{TRAIN_SEEDS.stop - 1}), not {seed}")
+        png, js = d / f"{seed}_0.png", d / f"{seed}_0.json"
+        if png.is_file() and js.is_file():
+            continue
+        scene = random_scene(seed, cfg, width=1280, height=720)
+        img, info = render_scene(scene)
+        cv2.imwrite(str(png), img)
+        js.write_text(json.dumps(build_truth(scene, info)))
+        print(seed, flush=True)
+
+
+DICE_FOLDERS = ("dice_cocked/1280x720", "dice_train/1280x720")
+"""The die models' whole-frame training renders (seeds 18000.., 20000..: never evaluation seeds)."""
+
+
+def training_frames() -> list[Rendered]:
+    """The checker models' training frames (tray, single and multi-position renders), the hand renders
+    and the die models' whole-frame renders."""
+    dice = [r for f in DICE_FOLDERS for r in frames_in(cache_dir() / f, range(TRAIN_SEEDS.start, 30_000), "*.json")]
+    return checker_frames() + frames_in(cache_dir() / HAND_FOLDER, TRAIN_SEEDS) + dice
 
 
 def load(frames: list[Rendered]) -> tuple[np.ndarray, np.ndarray]:
@@ -54,13 +96,18 @@ def hand_net() -> Any:
 
 
 def augment(xb: Any, gen: Any) -> Any:
-    """Photometric jitter (``jitter_layers``) and a left-right mirror of half the batch."""
+    """Photometric jitter (``jitter_layers``), a left-right and an upside-down mirror of half the batch
+    each (the camera may face the board from any side), and a shift of the whole batch by up to 8 px
+    across and 4 px down (wrapping round)."""
     import torch
 
     xb = jitter_layers(xb[:, None], gen)[:, 0]
-    flip = torch.rand(len(xb), generator=gen) < 0.5
-    xb[flip] = xb[flip].flip(2)
-    return xb
+    for axis in (2, 1):
+        flip = torch.rand(len(xb), generator=gen) < 0.5
+        xb[flip] = xb[flip].flip(axis)
+    dx = int(torch.randint(-8, 9, (1,), generator=gen))
+    dy = int(torch.randint(-4, 5, (1,), generator=gen))
+    return torch.roll(xb, shifts=(dy, dx), dims=(1, 2))
 
 
 def margins(p: np.ndarray, y: np.ndarray) -> dict[str, Any]:
@@ -73,7 +120,25 @@ def margins(p: np.ndarray, y: np.ndarray) -> dict[str, Any]:
             "free_frames_below": {str(t): int((free < t).sum()) for t in (1e-3, 1e-2, 0.05, 0.1)}}
 
 
-def train(out: Path, *, seed: int = 7, epochs: int = 12, lr: float = 3e-3) -> dict[str, Any]:
+def load_cached(frames: list[Rendered], cache: Path | None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`load`, kept in ``cache`` (an ``.npz`` keyed by image path: only new frames are read)."""
+    known: dict[str, tuple[np.ndarray, int]] = {}
+    if cache is not None and cache.is_file():
+        z = np.load(cache)
+        known = {str(p): (x, int(y)) for p, x, y in zip(z["paths"], z["x"], z["y"], strict=True)}
+    new = [r for r in frames if str(r.image_path) not in known]
+    if new:
+        nx, ny = load(new)
+        known.update({str(r.image_path): (x, int(y)) for r, x, y in zip(new, nx, ny, strict=True)})
+    x = np.stack([known[str(r.image_path)][0] for r in frames])
+    y = np.asarray([known[str(r.image_path)][1] for r in frames], np.int64)
+    if cache is not None and new:
+        np.savez(cache, x=x, y=y, paths=np.asarray([str(r.image_path) for r in frames]))
+    return x, y
+
+
+def train(out: Path, *, seed: int = 7, epochs: int = 12, lr: float = 3e-3, cache: Path | None = None) -> dict[str, Any]:
+    """Train the hand model from scratch; ``cache``: keep the training thumbnails there (``.npz``)."""
     import torch
 
     torch.set_num_threads(1)
@@ -82,7 +147,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 12, lr: float = 3e-3) -> di
     frames = training_frames()
     train_f = [r for r in frames if r.seed % HOLDOUT_MOD != 0]
     hold_f = [r for r in frames if r.seed % HOLDOUT_MOD == 0]
-    x, y = load(train_f)
+    x, y = load_cached(train_f, cache)
     pos = int(y.sum())
     print(f"{len(train_f)} training frames ({pos} with a hand), {len(hold_f)} held out [{time.time() - t0:.0f}s]",
           flush=True)
@@ -104,8 +169,9 @@ def train(out: Path, *, seed: int = 7, epochs: int = 12, lr: float = 3e-3) -> di
         "model": out.name, "seed": seed, "epochs": epochs, "batch": 64, "lr": lr,
         "training_frames": len(train_f), "training_frames_with_hand": pos, "held_out_frames": len(hold_f),
         "data": "tray renders (trays_WxH/SEED_I) + single renders of TRAIN_SEEDS (1280x720) + multi-position renders "
-                f"(slots_WxH/SEED_I); label: the truth's hands.present; frames whose scene seed % {HOLDOUT_MOD} == 0 "
-                "held out; classes balanced by sample weight",
+                f"(slots_WxH/SEED_I) + hand renders ({HAND_FOLDER}/SEED_0, every scene with a hand) + the die models' "
+                f"whole frames ({', '.join(DICE_FOLDERS)}); label: the truth's hands.present; frames whose scene seed "
+                f"% {HOLDOUT_MOD} == 0 held out; classes balanced by sample weight",
         "held_out": margins(p, hy), "torch": torch.__version__,
     }
     rec["seconds"] = round(time.time() - t0)
@@ -125,13 +191,19 @@ def _p_hand(clf: HandClassifier, x: np.ndarray) -> list[float]:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    p = argparse.ArgumentParser(prog="python -m vision.training.hands")
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "render":
+        render(int(args[1]), int(args[2]))
+        return 0
+    p = argparse.ArgumentParser(prog="python -m vision.training.hands",
+                                description="train the hand model; `render FIRST COUNT`: hand renders first")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--out", type=Path, default=HAND_MODEL)
-    a = p.parse_args(sys.argv[1:] if argv is None else argv)
-    print(json.dumps(train(a.out, seed=a.seed, epochs=a.epochs, lr=a.lr), indent=2))
+    p.add_argument("--cache", type=Path, default=None, help="keep the training thumbnails in this .npz")
+    a = p.parse_args(args)
+    print(json.dumps(train(a.out, seed=a.seed, epochs=a.epochs, lr=a.lr, cache=a.cache), indent=2))
     return 0
 
 

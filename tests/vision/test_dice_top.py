@@ -297,9 +297,10 @@ def test_a_peak_centre_is_the_weighted_mean_of_its_cells() -> None:
 
 
 def test_the_check_reuses_the_unturned_reading() -> None:
-    """The 8-turn check takes a slice's unturned view from its first reading instead of reading it
-    again (7 model reads, not 8) and gives the same reading as reading all 8 turns afresh."""
-    from vision.dice.classify import FaceClassifier
+    """The turned check takes a slice's unturned view from its first reading instead of reading it
+    again (7 model reads, not 8, in all 8 views; 3, not 4, in the default four turns) and gives the
+    same reading as reading every view afresh."""
+    from vision.dice.classify import ALL_VIEWS, FaceClassifier
 
     class _Corner(FaceClassifier):
         """A decisive reading of which corner of the patch is darkest (faces 1-4), counting patches."""
@@ -327,16 +328,20 @@ def test_the_check_reuses_the_unturned_reading() -> None:
     top = np.full((200, 200), 200, np.uint8)
     top[66:69, 55:58] = 0  # a dark spot up and left of the centre (60, 70) mm
     img, centre = _view(top), np.array([[60.0, 70.0]])
+    eight = DiceConfig(top_check_views=ALL_VIEWS)
     reuse, fresh = _Corner(), _Corner()
-    mm_a, a = read_top_faces(img, _Plane(), centre, 16.0, reuse, DiceConfig())
-    mm_b, b = read_top_faces(img, _Plane(), centre, 16.0, _Plain(fresh), DiceConfig())  # type: ignore[arg-type]
+    read_top_faces(img, _Plane(), centre, 16.0, reuse, DiceConfig())
+    assert reuse.patches == [1, 3]  # the default: the four quarter turns, the unturned one reused
+    reuse = _Corner()
+    mm_a, a = read_top_faces(img, _Plane(), centre, 16.0, reuse, eight)
+    mm_b, b = read_top_faces(img, _Plane(), centre, 16.0, _Plain(fresh), eight)  # type: ignore[arg-type]
     assert reuse.patches == [1, 7] and fresh.patches == [1, 8]  # decisive, then checked in its turns
     assert np.array_equal(mm_a, mm_b)
     assert a == b and a[0].probability < 0.9  # the turns read other corners: not confirmed
     # with a second, undecided candidate (blank) the grid is read: the first one's turns go with it
     two = np.array([[60.0, 70.0], [150.0, 140.0]])
     reuse, fresh = _Corner(), _Corner()
-    mm_a, a = read_top_faces(img, _Plane(), two, 16.0, reuse, DiceConfig())
-    mm_b, b = read_top_faces(img, _Plane(), two, 16.0, _Plain(fresh), DiceConfig())  # type: ignore[arg-type]
+    mm_a, a = read_top_faces(img, _Plane(), two, 16.0, reuse, eight)
+    mm_b, b = read_top_faces(img, _Plane(), two, 16.0, _Plain(fresh), eight)  # type: ignore[arg-type]
     assert reuse.patches == [2, 8 + 7] and fresh.patches == [2, 8, 8]
     assert np.array_equal(mm_a, mm_b) and a == b and abs(a[1].not_die - 0.3) < 1e-6

@@ -220,6 +220,8 @@ def top_classifier(given: FaceClassifier) -> FaceClassifier | None:
     """The rectified up-face model (loaded once) when the caller passed the default photo model and
     the model exists; None otherwise (``read_dice`` then reads image squares with
     :func:`board_classifier`)."""
-    if getattr(given, "path", None) != DIE_FACE_MODEL or not DIE_FACE_TOP_MODEL.is_file():
+    if getattr(given, "path", None) != DIE_FACE_MODEL:
         return None
-    return _loaded(DIE_FACE_TOP_MODEL)
+    if DIE_FACE_TOP_MODEL in _LOADED:  # loaded: no file-system look-up per frame
+        return _LOADED[DIE_FACE_TOP_MODEL]
+    return _loaded(DIE_FACE_TOP_MODEL) if DIE_FACE_TOP_MODEL.is_file() else None

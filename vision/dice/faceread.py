@@ -2,7 +2,7 @@
 
 :func:`read_top_faces` reads every candidate's up face on the plane of a flat die's top
 (:mod:`vision.dice.topface`, ``die_face_top.onnx``), re-reads the plausible ones on a 3 x 3 grid of
-shifted squares and in 8 turns, and caps a face the readings do not agree on at 0.5 (unsure);
+shifted squares and in its turns (``DiceConfig.top_check_views``), and caps a face the readings do not agree on at 0.5 (unsure);
 :func:`face_needed` is the probability a face must reach given the pose model's P(flat).
 """
 
@@ -43,7 +43,7 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
     re-read on the 3 x 3 grid of squares shifted by ``DiceConfig.top_refine_shift_px`` patch pixels
     (slices of one rectified window per candidate): the most die-like square wins when it is clearly
     a die, and the grid's die-like squares vote on its face.  The square kept, moved or not, is read
-    once more in its 8 turns and mirrors: its face stands only when that reading agrees and reaches
+    once more in its turns (``DiceConfig.top_check_views``): its face stands only when that reading agrees and reaches
     ``top_min_probability`` (else it is capped at 0.5, unsure).
     Returns the (maybe moved) centres and the readings."""
     mm = np.asarray(centres, np.float64).reshape(-1, 2).copy()
@@ -74,7 +74,7 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
 
     first = read([(i, 0, 0) for i in range(len(win))])
     out = list(first)
-    # (candidate, square's shift in patch px, the grid agrees on its face, moved): read in 8 turns
+    # (candidate, square's shift in patch px, the grid agrees on its face, moved): read in its turns
     # at the end
     decisive = [i for i, f in enumerate(first)
                 if f.not_die < dcfg.top_decisive_max_notdie and f.probability >= dcfg.top_decisive_min_probability]
@@ -148,7 +148,7 @@ def _check_readings(model: FaceClassifier, keys: list[tuple[int, int, int]],
                     square: Callable[[int, int, int], npt.NDArray[Any]],
                     raw: dict[tuple[int, int, int], npt.NDArray[np.float32]],
                     early: dict[tuple[int, int, int], npt.NDArray[np.float32]], views: tuple[int, ...]) -> list[FaceGuess]:
-    """The 8-turn check of the slices ``keys`` (candidate, dx, dy): the mean of their probabilities in
+    """The turned check (``DiceConfig.top_check_views``) of the slices ``keys`` (candidate, dx, dy): the mean of their probabilities in
     ``views`` (as ``FaceClassifier.classify_patches(tta=True, views=views)``), the unturned view (0)
     taken from ``raw`` (the slice's earlier unturned reading) instead of read again (1 of 8 model
     reads saved) and the turned views of a slice in ``early`` (read with the grid) from there: the

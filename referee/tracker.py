@@ -99,11 +99,12 @@ class TrackerConfig:
     # Chosen on the seen recordings 7216-7261 (h5, s5f-h): the reader read a flat die cocked off the other
     # die in 1 scene, at most 0.9924 (7218); 10 of 14 staged cocked dice so read reached 0.995 (0.9964-0.9998)
     call_cocked_confidence: float = 0.995
-    # real vision: dice lying in the opponent's right-hand table are asked about, never called wrong-table, when
+    # real vision: dice lying in the opponent's right-hand table are not called wrong-table when they land, when
     # the throws leaving the player on roll no play (on the bar, blocked) are at least this likely: his whole
-    # turn (the throw missed, no checker moved) may have passed unseen and the dice be the opponent's.  Chosen on
-    # 7370-7393 (s9a): the false alarm (7374) came at 16/36; the 7 wrong-table throws it would also have asked
-    # about were all at 1/36
+    # turn (the throw missed, no checker moved) may have passed unseen and the dice be the opponent's.  They are
+    # held until lifted (Tracker._held_throw): called if nothing was played with them, else asked.  Chosen on
+    # 7370-7393 (s9a): the false alarm (7374) came at 16/36; the 7 wrong-table throws it would also have held
+    # were all at 1/36
     unseen_pass_chance: float = 4 / 36
     boundary_margin_mm: float = 3.0  # a die nearer than this to an area boundary: unsure where it lies
     same_die_mm: float = 10.0  # a die within this distance of where it lay is the same die
@@ -246,6 +247,10 @@ class TrackerState:
     turn_sure: bool = True
     # the mover's throw landed with both dice in his own right-hand table (where his dice lie places the throws)
     landed_home: bool = False
+    # a throw seen void whose thrower is in doubt (his turn may have passed unseen, or this may be the rethrow
+    # of a dance): held until its dice are lifted, then called if no checker moved and the other side had a
+    # play with it, else asked (Tracker._held_throw): ((face, rest, flat) per die, why it is in doubt)
+    held: tuple[tuple[tuple[int, str, bool], ...], str] | None = None
 
     # ------------------------------------------------------------------ JSON
     def to_json(self) -> dict[str, Any]:
@@ -285,6 +290,7 @@ class TrackerState:
             "pending_count": self.pending_count,
             "turn_sure": self.turn_sure,
             "landed_home": self.landed_home,
+            "held": None if self.held is None else [[list(d) for d in self.held[0]], self.held[1]],
         }
 
     @classmethod
@@ -326,6 +332,7 @@ class TrackerState:
                 pending_count=int(d.get("pending_count", 0)),
                 turn_sure=bool(d.get("turn_sure", True)),
                 landed_home=bool(d.get("landed_home", False)),
+                held=_held_from(d.get("held")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"cannot restore the tracker state from {d!r}: {exc}") from exc
@@ -357,6 +364,12 @@ def _hold_from(v: Any) -> tuple[str, Board, tuple[int, int]] | None:
     b = _board_from(v[1])
     assert b is not None
     return str(v[0]), b, (int(v[2][0]), int(v[2][1]))
+
+
+def _held_from(v: Any) -> tuple[tuple[tuple[int, str, bool], ...], str] | None:
+    if v is None:
+        return None
+    return tuple((int(f), str(r), bool(fl)) for f, r, fl in v[0]), str(v[1])
 
 
 def _last_from(v: Any) -> tuple[str, Board, tuple[int, int], bool, Board] | None:
@@ -486,6 +499,9 @@ class Emitted:
 
 
 _RETHROW = "dice picked up to throw again"  # the lift of a void throw (unsure: it may not have been void)
+# why a throw seen void is in doubt because its thrower is: held until its dice are lifted (Tracker._held_throw)
+_UNSEEN_PASS = "a turn with no play may have passed unseen: whose throw this is is unsure"
+_AFTER_DANCE = "right after a dance: this may be its rethrow, whose throw this is is unsure"
 
 
 def _reading_sure(r: CountReading, cfg: TrackerConfig) -> bool:
@@ -1308,6 +1324,10 @@ class Tracker:
 
         if s.phase is Phase.VOID_THROW:
             if not mover_dice:  # picked up for the rethrow
+                told = self._held_throw(sc, seq, t, final=any(not _near(d, s.other_xy, cfg.same_die_mm) for d in sc.dice))
+                if told is None:  # whose throw it was is not told yet: the next look may tell
+                    return out
+                out += told
                 # (real vision: the void throw may not have been one -- never an accusation on its lift)
                 out.append(Emitted(DiceLifted(turn, t=t), seq, unsure=cfg.judge is not None,
                                    note=_RETHROW))
@@ -1359,7 +1379,7 @@ class Tracker:
                 on = DieThrow(face, Rest.ON_DIE, False)
                 out.append(Emitted(DiceThrown(turn, (on, on), t=t), seq,
                                    note="one die read lying on the other (the die beneath unread)"))
-                self.state = replace(self.state, phase=Phase.VOID_THROW, dice_xy=((d.x, d.y),))
+                self.state = replace(self.state, phase=Phase.VOID_THROW, dice_xy=((d.x, d.y),), held=None)
                 return out
             cocked = [d for d in thrown if self._cocked_call(d, turn)]
             flat = [d for d in thrown if not cocked or d is not cocked[0]]
@@ -1375,7 +1395,8 @@ class Tracker:
                 out.append(Emitted(DiceThrown(turn, (other, DieThrow(cocked[0].face or 1, Rest.RIGHT_TABLE, False)),
                                               t=t), seq,
                                    note=f"a die read cocked (confidence {cocked[0].cocked_conf:.4f})"))
-                self.state = replace(self.state, phase=Phase.VOID_THROW, dice_xy=tuple((d.x, d.y) for d in thrown))
+                self.state = replace(self.state, phase=Phase.VOID_THROW, held=None,
+                                     dice_xy=tuple((d.x, d.y) for d in thrown))
                 return out
             if len(thrown) < 2 or not all(d.face_sure for d in thrown):
                 # a die missed or a face unread: the throw is inferred from the play when the dice
@@ -1394,16 +1415,56 @@ class Tracker:
                     self._start_play(thrown, sc, seq)
             else:
                 doubt = self._void_throw_doubt(s, sc, thrown, turn)
-                if doubt is not None:
-                    throw = [replace(e, unsure=True, note=doubt) for e in throw]
-                out += throw
-                self.state = replace(self.state, phase=Phase.VOID_THROW,
+                held = None
+                if doubt in (_UNSEEN_PASS, _AFTER_DANCE):
+                    # whose throw this is is in doubt: what follows tells (Tracker._held_throw)
+                    void = throw[0].event
+                    assert isinstance(void, DiceThrown)
+                    held = (tuple((d.value, d.rest.value, d.flat) for d in void.dice), doubt)
+                else:
+                    if doubt is not None:
+                        throw = [replace(e, unsure=True, note=doubt) for e in throw]
+                    out += throw
+                self.state = replace(self.state, phase=Phase.VOID_THROW, held=held,
                                      dice_xy=tuple((d.x, d.y) for d in thrown))
         return out
 
+    def _held_throw(self, sc: Scene, seq: int, t: float, *, final: bool) -> list[Emitted] | None:
+        """The held void throw (``TrackerState.held``), its dice lifted, in scene ``sc``: called when the other
+        side, whose throw it may have been, had a legal play with it (his, he would have played it) and the board
+        shows none of them played: nothing read with confidence differs from the board the laws have, and that
+        board is at least ``LikelihoodConfig.illegal_margin`` likely against his plays (even odds between "nothing
+        moved" and "he played", his plays alike).  Asked when a region read with confidence moved, when he had no
+        play, or (``final``: new dice are down) when the board does not tell yet; else None: the next look decides
+        (the hand lifting the dice may hide points)."""
+        s = self.state
+        judge = self.config.judge
+        if s.held is None or s.turn is None or s.sent is None or judge is None:
+            return []
+        dice = tuple(DieThrow(f, Rest(r), fl) for f, r, fl in s.held[0])
+        sent = s.sent
+        boards = {board_of(p.after) for p in _plays(position_of(sent, s.turn.opponent), (dice[0].value, dice[1].value))}
+        boards.discard(sent)
+        moved = not boards or self._confident_change(sent, sc)
+        called = False
+        if not moved:
+            cache: dict[tuple[int, tuple[int, int]], float] = {}
+            still = board_logp(sent, [sc.readings], judge, cache)
+            played = [board_logp(b, [sc.readings], judge, cache) - still for b in boards]
+            top = max(0.0, *played)
+            called = math.exp(-top) / (math.exp(-top) + sum(math.exp(x - top) for x in played) / len(played)) \
+                >= judge.illegal_margin
+        if not (called or moved or final):
+            return None
+        self.state = replace(s, held=None)
+        return [Emitted(DiceThrown(s.turn, (dice[0], dice[1]), t=t), seq, unsure=not called,
+                        note=f"{s.held[1]}: the dice were lifted with no checker moved" if called else s.held[1])]
+
     def _void_throw_doubt(self, s: TrackerState, sc: Scene, thrown: Sequence[SeenDie], turn: Side) -> str | None:
         """Why a throw real vision sees as void (``thrown``, by ``turn`` as the tracker has it, in state ``s``) is
-        asked about rather than called, or None: it is called.  Only with ``TrackerConfig.infer_missed_dice``."""
+        not called when it lands, or None: it is called.  ``_UNSEEN_PASS`` and ``_AFTER_DANCE`` (whose throw it
+        is in doubt) are held until lifted (``_held_throw``); the rest are asked.  Only with
+        ``TrackerConfig.infer_missed_dice``."""
         cfg = self.config
         if not cfg.infer_missed_dice:
             return None
@@ -1416,15 +1477,15 @@ class Tracker:
                 and pass_chance(position_of(s.sent, turn)) >= cfg.unseen_pass_chance:
             # the dice lie where the opponent throws, and a throw of the player on roll can have no
             # play: his turn (the throw missed, no checker moved) may have passed unseen, so this may
-            # be the opponent's throw in his own table: ask, never accuse (7374 s9a: black on the bar
+            # be the opponent's throw in his own table: never accused as it lands (7374 s9a: black on the bar
             # danced with a 1-4 never read; white's 3-2 in white's table called wrong-table on black)
-            return "a turn with no play may have passed unseen: whose throw this is is unsure"
+            return _UNSEEN_PASS
         if in_opponents_table and s.last is not None and s.last[0] == turn.opponent.letter and s.last[1] == s.last[4]:
             # right after the opponent's dance on record, dice lying wholly in his table may be his
-            # rethrow of a void throw the camera could not tell (a die cocked, read flat): ask, never
-            # accuse (7396 s9b: black's 3-3 with a die cocked on the rail went on record as a dance; his
+            # rethrow of a void throw the camera could not tell (a die cocked, read flat): never accused as
+            # it lands (7396 s9b: black's 3-3 with a die cocked on the rail went on record as a dance; his
             # rethrow in his own table was called wrong-table on white)
-            return "right after a dance: this may be its rethrow, whose throw this is is unsure"
+            return _AFTER_DANCE
         if not (cfg.judge is not None and s.known and s.hold is None and s.fix is None and s.turn_sure
                 and all(d.sure for d in thrown)
                 and all(self._rest(d, turn) in (Rest.RIGHT_TABLE, Rest.LEFT_TABLE) for d in thrown)):

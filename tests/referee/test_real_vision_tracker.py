@@ -8,6 +8,7 @@ still an illegal play.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -381,6 +382,9 @@ def test_a_held_play_survives_a_journal_round_trip() -> None:
     state = replace(Tracker(REAL).state, hold=("B", board_of(START), (6, 0)), hold_throw=True, known=False,
                     fix=(board_of(START), (6, 4), "B"))
     assert TrackerState.from_json(state.to_json()) == state
+    # a void throw held until its dice are lifted (whose throw it is in doubt) comes back as it was
+    held = replace(state, held=(((3, "left table", True), (2, "left table", True)), "why"))
+    assert TrackerState.from_json(json.loads(json.dumps(held.to_json()))) == held
 
 
 def test_a_journalled_doubt_and_landed_home_round_trip_and_a_malformed_doubt_is_named() -> None:
@@ -950,44 +954,55 @@ def test_a_cube_turned_on_the_movers_own_side_is_asked_never_called() -> None:
             assert asked, "the cube action should be asked about"
 
 
-def test_dice_in_the_opponents_table_after_a_turn_that_may_have_passed_unseen_are_asked_never_called() -> None:
+def test_dice_in_the_opponents_table_after_a_turn_that_may_have_passed_unseen_are_held_until_lifted() -> None:
     """7374 s9a: BLACK, on the bar, danced with a 1-4 the camera never read (no checker moved, so nothing showed
     the turn); WHITE then threw 3-2 in his own table and, the last play on record read cleanly, the tracker took it
     for BLACK's throw and called it dice-wrong-table on BLACK.  When the throws leaving the player on roll no play
     are likely enough (``TrackerConfig.unseen_pass_chance``), his whole turn can pass unseen: dice lying where the
-    opponent throws are asked about, never called.  When every throw has a play (the board would show the turn),
-    or only a rare one has none, BLACK's throw in WHITE's table is still called."""
+    opponent throws are held until they are lifted.  Played with (checkers moved), they were WHITE's: asked, never
+    called; lifted with no checker moved while WHITE had a play with them, they were BLACK's throw in the wrong
+    table: called then (s7a-s8c: 31 staged wrong-table throws only asked before).  When every throw has a play
+    (the board would show the turn), or only a rare one has none, BLACK's throw in WHITE's table is called at once."""
     p1 = after(START, (2, 1), "13/11 6/5")
     p2 = after(p1, (6, 4), "24/18 13/9")
     # the hit puts BLACK on the bar: against WHITE's 6- and 5-points 6-6, 5-5 and 6-5 dance; against the 6-point, 6-6
     for text, chance, dance in (("13/7* 6/5", 4 / 36, True), ("13/7*/6", 1 / 36, False), ("11/5 6/5", 0.0, False)):
         p3 = after(p2, (6, 1), text)
         assert pass_chance(p3) == chance
-        s = Script()
-        s.show(START).show(START, (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.LEFT_TABLE, B_SPOTS[0])))
-        s.show(p1)
-        s.show(p1, thrown(Side.BLACK, 6, 4)).show(p2, thrown(Side.BLACK, 6, 4)).show(p2)
-        s.show(p2, thrown(Side.WHITE, 6, 1)).show(p3, thrown(Side.WHITE, 6, 1)).show(p3)
-        white_table = tuple(sure_face(d) for d in thrown(Side.WHITE, 3, 2))  # WHITE's next throw, or BLACK's
-        s.show(p3, white_table).show(p3, white_table)
-        ses = session_run(s)
-        codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
-        assert codes == ([] if dance else [("dice-wrong-table", Side.BLACK)]), (text, codes)
-        if dance:
-            asked = [j.verdict.director for j in ses.judged if j.verdict.kind is VerdictKind.CHECK]
-            assert any("dice-wrong-table" in a for a in asked), asked
+        cases = ((False, ()), (False, (10, 11, 13)), (True, ()), (True, (10, 11, 13))) if dance else ((False, ()),)
+        for played, unsure in cases:
+            s = Script()
+            s.show(START).show(START, (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.LEFT_TABLE, B_SPOTS[0])))
+            s.show(p1)
+            s.show(p1, thrown(Side.BLACK, 6, 4)).show(p2, thrown(Side.BLACK, 6, 4)).show(p2)
+            s.show(p2, thrown(Side.WHITE, 6, 1)).show(p3, thrown(Side.WHITE, 6, 1)).show(p3)
+            white_table = tuple(sure_face(d) for d in thrown(Side.WHITE, 3, 2))  # WHITE's next throw, or BLACK's
+            s.show(p3, white_table).show(p3, white_table)
+            if played:  # WHITE plays his 3-2: BLACK's dance passed unseen (its points read unsure, or not)
+                p4 = after(p3.with_turn(Side.WHITE), (3, 2), "13/10 13/11")
+                s.show(p4, white_table, unsure_points=unsure).show(p4, unsure_points=unsure)
+                s.show(p4, thrown(Side.BLACK, 5, 2), unsure_points=unsure)  # (the next throw: no look told)
+            else:  # picked up with nothing moved: BLACK's throw in the wrong table (the hand lifting them may
+                s.show(p3, unsure_points=unsure).show(p3)  # hide points: the next look tells)
+            ses = session_run(s)
+            codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+            assert codes == ([] if played else [("dice-wrong-table", Side.BLACK)]), (text, played, unsure, codes)
+            if played:
+                asked = [j.verdict.director for j in ses.judged if j.verdict.kind is VerdictKind.CHECK]
+                assert any("dice-wrong-table" in a for a in asked), asked
 
 
-def test_dice_in_the_dancers_table_right_after_his_dance_are_asked_never_called() -> None:
+def test_dice_in_the_dancers_table_right_after_his_dance_are_held_until_lifted() -> None:
     """7396 s9b: BLACK's throw with a die cocked against the rail was read as a flat 3-3 (its pose undecided) and,
     nothing moved, went on record as a dance; his rethrow landed in his own table, was taken for WHITE's throw and
     called dice-wrong-table on WHITE.  Right after a dance on record, dice lying wholly in the dancer's table may be
-    his rethrow of a void throw the camera could not tell: asked, never called.  After a play that moved checkers
-    the same throw is still called on the player on roll."""
+    his rethrow of a void throw the camera could not tell: held until lifted; played with, asked, never called;
+    lifted with no checker moved (BLACK had a play with them), WHITE's throw in the wrong table, called.  After a
+    play that moved checkers the same throw is called on the player on roll at once."""
     p1 = after(START, (2, 1), "13/11 6/5")
     p2 = after(p1, (6, 4), "24/18 13/9")
     p3 = after(p2, (6, 1), "13/7* 6/5")  # BLACK on the bar against WHITE's 6- and 5-points: 6-6 dances
-    for dance in (True, False):
+    for dance, played in ((True, True), (True, False), (False, False)):
         s = Script()
         s.show(START).show(START, (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.LEFT_TABLE, B_SPOTS[0])))
         s.show(p1)
@@ -1003,6 +1018,14 @@ def test_dice_in_the_dancers_table_right_after_his_dance_are_asked_never_called(
             last = p4
         black_table = tuple(sure_face(d) for d in thrown(Side.BLACK, 3, 2))  # BLACK's rethrow, or a wrong table
         s.show(last, black_table).show(last, black_table)
+        if played:  # BLACK plays the 3-2 he threw again
+            p5 = after(last.with_turn(Side.BLACK), (3, 2), "bar/22 24/22")
+            s.show(p5, black_table).show(p5)
+        else:
+            s.show(last)
         ses = session_run(s)
         codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
-        assert codes == ([] if dance else [("dice-wrong-table", Side.WHITE)]), (dance, codes)
+        assert codes == ([] if played else [("dice-wrong-table", Side.WHITE)]), (dance, played, codes)
+        if played:
+            asked = [j.verdict.director for j in ses.judged if j.verdict.kind is VerdictKind.CHECK]
+            assert any("dice-wrong-table" in a for a in asked), asked

@@ -64,7 +64,7 @@ def test_found_read_stands_only_as_a_read_of_the_top_would(window: NumeralRead, 
     num = _ByDistance(blob, {0.0: window, 0.5: half, 1.0: whole})
     flat = np.zeros((prof.image_size[1], prof.image_size[0]), np.uint8)  # aligned: no edges to be off
     pos = cube_position(prof, blob.center_mm, CubeConfig())[0]
-    cfg = replace(CubeConfig(), half_turn_check=False)  # the half-turn check has its own tests
+    cfg = replace(CubeConfig(), half_turn_check=False, look_alike_turns_below=0.0)  # the turn checks have their own tests
     got = found_read(flat, sampler, blob, cast(CubeNumeral, num), cfg, own, pos)
     assert (None if got is None else got.face) == expected
     assert num.asked == 1  # one model pass: the window and its two probes

@@ -517,7 +517,8 @@ def _polish_refit(lab: npt.NDArray[np.float32], cam: CameraModel, spec: BoardSpe
 
     try:
         fit = fit_pose(lab, cam.with_distortion(cam.dist, "default"), spec, rv, tv, free_lens=True, searches=searches,
-                       hole_offset_px=cfg.hole_offset_px, walled_outer=True, robust_floor=cfg.polish_robust_floor)
+                       hole_offset_px=cfg.hole_offset_px, walled_outer=True, robust_floor=cfg.polish_robust_floor,
+                       point_width_px=cfg.point_width_px)
         return _profile_of_fit(fit, spec, True), fit.support
     except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
         return None
@@ -546,7 +547,8 @@ def outline_polish(lab: npt.NDArray[np.float32], prof: CalibrationProfile, suppo
 
     try:
         fit = fit_pose(lab, prof.camera, prof.spec, np.asarray(prof.rvec), np.asarray(prof.tvec), free_lens=free_lens,
-                       searches=cfg.outline_polish_searches, hole_offset_px=cfg.hole_offset_px, walled_outer=True)
+                       searches=cfg.outline_polish_searches, hole_offset_px=cfg.hole_offset_px, walled_outer=True,
+                       point_width_px=cfg.point_width_px)
         out = _profile_of_fit(fit, prof.spec, free_lens)
     except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
         return prof, support

@@ -111,6 +111,13 @@ class CalibrationConfig:
     """... and only where its two far corners moved by at most this many px (at 1920 wide)."""
     hole_offset_px: float | None = 3.0
     """Prior spread (px at 1920 wide) of each table / tray rim line's own offset in that last fit."""
+    point_width_px: float | None = 0.5
+    """The final polish's fit (and every restart's after it) estimates one shared offset of all 24 points' sides
+    away from their axes, with this prior spread (px at 1920 wide; :func:`calibration.model.fit_pose`
+    ``point_width_px``); None: off.  The edge cost that judges the fits does NOT remove it (tried: seen 3986 lost,
+    a wrong fit 4 px off then cost less).  At the true pose of rendered scenes the sides sit ~0.4 px off their
+    nominal place (all the same way across their points) on every style and tilt; a real board's points are
+    not painted to the sub-pixel either."""
     min_corner_confidence: float = 0.38
     """The automatic fit's corner confidence (edge support x exp(-rms / 1.5 px), :attr:`BoardFit.corner_confidence`)
     below which calibration abstains (:class:`calibration.errors.FitUntrusted`: give corners or markers) instead

@@ -48,6 +48,10 @@ class Segment:
     outer: bool
     flat: bool = False
     """A colour edge painted on the playing surface (a point's side): seen at z = 0, no wall."""
+    out_sign: float = 0.0
+    """A point's side: +1 when ``up`` points out of the point, -1 when into it (0: any other edge).  A
+    residual times this is the side's displacement away from the point's axis (one sign for all sides),
+    so one shared offset widens or narrows all 24 points at once (:func:`fit_pose` ``point_width_px``)."""
 
 
 def model_segments(spec: BoardSpec) -> tuple[Segment, ...]:
@@ -75,8 +79,9 @@ def triangle_segments(spec: BoardSpec, start: float = 0.45) -> tuple[Segment, ..
         for bx in (x0, x1):
             a = (bx + (tx - bx) * start, by + (ty - by) * start)
             ln = math.hypot(tx - bx, ty - by)
-            out.append(Segment(a, (tx + (bx - tx) * 0.04, ty + (by - ty) * 0.04),
-                               (-(ty - by) / ln, (tx - bx) / ln), False, True))
+            up = (-(ty - by) / ln, (tx - bx) / ln)
+            out.append(Segment(a, (tx + (bx - tx) * 0.04, ty + (by - ty) * 0.04), up, False, True,
+                               1.0 if up[0] * (bx - tx) > 0 else -1.0))
     return tuple(out)
 
 
@@ -332,7 +337,7 @@ def fit_pose(
     lab: LabImage, camera: CameraModel, spec: BoardSpec, rvec: FloatArray, tvec: FloatArray, *,
     free_lens: bool | None = None, searches: tuple[float, ...] = (24.0, 14.0, 8.0, 5.0, 3.0, 2.5),
     use_triangles: bool = True, line_offset_px: float | None = None, hole_offset_px: float | None = None,
-    walled_outer: bool = False, robust_floor: float = 0.0,
+    walled_outer: bool = False, robust_floor: float = 0.0, point_width_px: float | None = None,
 ) -> PoseFit:
     """Refine ``rvec``/``tvec`` (and the lens of a default camera) to the board's edges in ``lab``.
 
@@ -349,6 +354,12 @@ def fit_pose(
     ``robust_floor``: the robust (Tukey) window is at least this fraction of the current search window
     (0: only 3 robust sigmas).  With a narrow window, a whole line left a few pixels off (a focal length /
     distance trade-off in a near-frontal view) is rejected as an outlier and cannot pull the fit back.
+
+    ``point_width_px`` (px at 1920 wide; None: off): in the fine stages all 24 points' sides share one
+    offset away from their points' axes, with this prior spread (a point drawn, painted or seen wider or
+    narrower than the board's nominal point width).  At the TRUE pose of rendered scenes every point's
+    sides lie ~0.4 px off their nominal place, the same way across the point (both sides of all 24 points,
+    every style and tilt: seen 3804-3903, 3986); a fit without that offset trades the near-far scale against it.
     """
     free = (camera.source == "default") if free_lens is None else free_lens
     rvec, tvec = np.asarray(rvec, np.float64).ravel(), np.asarray(tvec, np.float64).ravel()
@@ -368,6 +379,11 @@ def fit_pose(
         (hole_offset_px if hole_offset_px is not None else line_offset_px) if not (sg.outer or sg.flat)
         else line_offset_px for sg in segs_fine], dtype=object)
     seg_sig = np.array([1e-3 if v is None else float(v) for v in seg_sig])
+    # the points' shared widening: one more offset, after the lines' own (each side's samples join it with their sign)
+    width_id = len(segs_fine)
+    seg_sig = np.append(seg_sig, 1e-3 if point_width_px is None else float(point_width_px))
+    seg_sign = np.array([s.out_sign for s in segs_fine])
+    width_group = point_width_px is not None and use_triangles
     n_par = 11 if free else 6
     obs = np.zeros((0, 2))
     n_try = 1
@@ -386,14 +402,18 @@ def fit_pose(
         m = len(obs)
         # per-line offsets (fine stages): columns after the camera's, a prior row each
         use_off = bool((seg_sig > 1e-3).any()) and s <= LINE_OFFSET_SEARCH_PX
-        ids, li = np.unique(line, return_inverse=True) if use_off else (np.zeros(0, np.int64), np.zeros(m, np.int64))
+        grp, sgn = line, np.ones(m)
+        if width_group:
+            grp = np.where(seg_sign[line] != 0, width_id, line)
+            sgn = np.where(seg_sign[line] != 0, seg_sign[line], 1.0)
+        ids, li = np.unique(grp, return_inverse=True) if use_off else (np.zeros(0, np.int64), np.zeros(m, np.int64))
         n_off = len(ids)
         off = np.zeros(n_off)
         sig_off = seg_sig[ids] * scale_px if n_off else np.ones(0)
         for _it in range(6 if not use_off else 8):
             r, J = _residuals_jac(p, camera, obs, P, T, lens, prior0)
             if n_off:
-                r[:m] -= off[li]
+                r[:m] -= sgn * off[li]
             rr = np.abs(r[:m])
             sig = max(0.4 * scale_px, 1.4826 * float(np.median(rr)))
             c = max(3.0 * sig, robust_floor * search)
@@ -406,8 +426,8 @@ def fit_pose(
                 # the offsets' block is diagonal: eliminate it (Schur complement), then back-substitute
                 wd = w[:m]
                 Abb = np.bincount(li, weights=wd, minlength=n_off) + 1.0 / sig_off**2
-                Apb = -np.stack([np.bincount(li, weights=wd * J[:m, k], minlength=n_off) for k in range(npar)])
-                gb = -np.bincount(li, weights=wd * r[:m], minlength=n_off) + off / sig_off**2
+                Apb = -np.stack([np.bincount(li, weights=wd * sgn * J[:m, k], minlength=n_off) for k in range(npar)])
+                gb = -np.bincount(li, weights=wd * sgn * r[:m], minlength=n_off) + off / sig_off**2
                 Amat = Amat - (Apb / Abb[None, :]) @ Apb.T
                 g = g - Apb @ (gb / Abb)
             Amat += np.eye(npar) * 1e-9 * max(float(np.trace(Amat)), 1e-9)

@@ -1040,7 +1040,8 @@ def _half_turn_doubts(numeral: CubeNumeral, crop: Callable[[], npt.NDArray[np.ui
     a turn does (each copy's most likely face).  One model pass of the turned copies (no warp),
     only when a check applies."""
     if r.face in cfg.look_alike_faces and r.confidence < cfg.look_alike_turns_below:
-        copies = [turned(crop(), q) for q in (1, 2, 3)]
+        c = crop()
+        copies = [turned(c, q) for q in (1, 2, 3)]
     elif cfg.half_turn_check and r.confidence < cfg.half_turn_below:
         copies = [half_turned(crop())]
     else:

@@ -1260,6 +1260,10 @@ class Tracker:
                 # a face unread when the dice landed, read now (the same die, where it lay)
                 now, weak = self._faces_now(s.dice, s.dice_xy, mover_dice)
                 self.state = s = replace(s, dice=now, filled=s.filled or now != s.dice, weak=s.weak + weak)
+            if s.weak and s.dice is not None and len(s.dice_xy) == 2:
+                firm = self._firmed(s.weak, s.dice, s.dice_xy, mover_dice)
+                if firm != s.weak:
+                    self.state = s = replace(s, weak=firm)
             if not s.guess:  # a guessed throw goes to the laws with its play, at the end
                 out += self._checkers(sc, seq, t)
             lifted = len(mover_dice) < len(s.dice_xy)  # a turn ends when either die is lifted
@@ -1527,23 +1531,44 @@ class Tracker:
         return any(math.hypot(d.x - x, d.y - y) <= self.config.same_die_mm and (not f or d.face in (f, None))
                    for (x, y), f in zip(s.dice_xy, faces, strict=True))
 
+    def _read_at(self, k: int, places: tuple[tuple[float, float], ...], seen: Sequence[SeenDie]) -> SeenDie | None:
+        """The die of ``seen`` read now, face read, where the mover's die ``k`` lies (nearer it than the other)."""
+        x, y = places[k]
+        near = [d for d in seen if d.face_sure and d.face and math.hypot(d.x - x, d.y - y) <= self.config.same_die_mm
+                and all(math.hypot(d.x - x, d.y - y) < math.hypot(d.x - ox, d.y - oy)
+                        for j, (ox, oy) in enumerate(places) if j != k)]  # (the other die is not it)
+        return near[0] if near else None
+
     def _faces_now(self, faces: tuple[int, int], places: tuple[tuple[float, float], ...],
                    seen: Sequence[SeenDie]) -> tuple[tuple[int, int], tuple[int, ...]]:
         """``faces`` with the unread ones (0) filled from dice read now at their places, and the faces so
         filled that were read below ``call_face_confidence`` (weak: they may be misread)."""
         out = list(faces)
         weak: list[int] = []
-        for k, (x, y) in enumerate(places):
+        for k in range(len(places)):
             if out[k]:
                 continue
-            near = [d for d in seen if d.face_sure and d.face and math.hypot(d.x - x, d.y - y) <= self.config.same_die_mm
-                    and all(math.hypot(d.x - x, d.y - y) < math.hypot(d.x - ox, d.y - oy)
-                            for j, (ox, oy) in enumerate(places) if j != k)]  # (the other die is not it)
-            if near:
-                out[k] = int(near[0].face or 0)
-                if near[0].face_conf < self.config.call_face_confidence:
+            d = self._read_at(k, places, seen)
+            if d is not None:
+                out[k] = int(d.face or 0)
+                if d.face_conf < self.config.call_face_confidence:
                     weak.append(out[k])
         return (out[0], out[1]), tuple(weak)
+
+    def _firmed(self, weak: tuple[int, ...], faces: tuple[int, int], places: tuple[tuple[float, float], ...],
+                seen: Sequence[SeenDie]) -> tuple[int, ...]:
+        """``weak`` (faces of the mover's throw read below ``call_face_confidence``) less those read again now, where
+        their die lies, at least that sure: a face so read in a still scene of the throw is not misread.  (Which
+        die of a double was weak is not kept: a double's faces are firmed only with both read so.)"""
+        firm = [d is not None and d.face == f and d.face_conf >= self.config.call_face_confidence
+                for d, f in zip((self._read_at(k, places, seen) for k in range(2)), faces, strict=True)]
+        if faces[0] == faces[1]:
+            return () if all(firm) else weak
+        out = list(weak)
+        for f, sure in zip(faces, firm, strict=True):
+            if sure and f in out:
+                out.remove(f)
+        return tuple(out)
 
     def _confident_change(self, board: Board, sc: Scene) -> bool:
         """A region read with confidence differs from ``board``."""

@@ -18,6 +18,7 @@ from referee.judge import LikelihoodConfig
 from referee.session import Session, SessionInfo, presented
 from referee.tracker import (
     Emitted,
+    SeenDie,
     Tracker,
     TrackerConfig,
     TrackerState,
@@ -179,6 +180,30 @@ def test_a_play_legal_if_one_face_was_misread_is_asked_about_never_called() -> N
     ses = session_run(s)
     assert ses.stats.infractions == 0
     assert any(j.emitted.unsure for j in ses.judged)  # the players are asked to check
+
+
+def test_a_weak_face_read_beyond_doubt_in_a_later_still_scene_of_the_throw_no_longer_holds_a_call_back() -> None:
+    """A face read below ``call_face_confidence`` when the dice landed may be misread, so a play that a legal
+    play of the roll with that face changed explains is only asked about.  Read again where it lay, the same
+    face beyond doubt, in a still scene of the play, it is not misread: the play is called (s7b 7313: a wrong
+    distance).  A later look as weak as the first changes nothing; nor does the other die of a double read
+    beyond doubt (which die was weak is not kept: s7b 7311, 7320 were called so, on no evidence)."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    landed = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), die(4, Area.LEFT_TABLE, B_SPOTS[1]))  # 4 at 0.99
+    bad = after(p1, (6, 5), "24/18 13/8")  # a legal 6-5: the 4 may be a misread 5
+    for again, called in ((sure_face(landed[1]), 1), (landed[1], 0)):
+        s = opened(Script())
+        s.show(p1, landed).show(p1, (landed[0], again)).show(bad, landed).show(bad)
+        assert session_run(s).stats.infractions == called, again.face_confidence
+    # a 4-4 with one 4 weak: firmed only with both 4s read beyond doubt again (either may be the weak one)
+    tr = Tracker(REAL)
+    places = ((100.0, 100.0), (150.0, 100.0))
+
+    def seen(x: float, conf: float) -> SeenDie:
+        return SeenDie(4, True, True, "left_table", False, x, 100.0, None, face_sure=True, face_conf=conf)
+
+    assert tr._firmed((4,), (4, 4), places, [seen(100.0, 0.999), seen(150.0, 0.99)]) == (4,)
+    assert tr._firmed((4,), (4, 4), places, [seen(100.0, 0.999), seen(150.0, 0.999)]) == ()
 
 
 def test_a_face_read_only_during_the_play_never_makes_an_accusation() -> None:

@@ -246,12 +246,17 @@ class DiceConfig:
     """... with at least this face probability skips the 3 x 3 re-read: its square is read in its 8
     turns and mirrors, which must agree (tuning seeds: 281 right, 1 wrong, 69 unsure, 49 missed
     against 280 / 2 / 70 / 48 with the re-read; 9 fewer reads for most dice)."""
-    top_sure_min_probability: float = 0.998
+    top_sure_min_probability: float = 0.99
     """A decisive first reading (``top_decisive_max_notdie``) with at least this face probability
-    stands without the 8-turn check (8 patch reads saved per such die; 1.01: every decisive reading
+    stands without the turned check (its turns' patch reads saved; 1.01: every decisive reading
     is checked).  Seen seeds 900000-900399, 459 decisive readings (session 5): the check never
     caught a wrong face; it capped 4 right ones, all below 0.998; 144 readings reach 0.998, all right
-    faces of real dice."""
+    faces of real dice.  Session 10 (the check in four turns), 0.998 -> 0.99, right / wrong / unsure /
+    missed / false: seen 900040-900339 485/0/66/49/1 -> 486/0/65/49/1, 900340-900579 388/0/47/45/0
+    -> 390/0/45/45/0; pose renders 901850-901899 faces 738/1/218 -> 742/1/214 and 901500-901549
+    715/3/228 -> 723/3/221 (the same wrong dice, all cocked, as with eight views and 0.998).  0.98
+    (no decisive reading checked) read 489/0/62/49/1 but made a fourth wrong face on 901500-901549
+    (901548_4, a 3 leaning on a checker read 5 at 0.985)."""
     top_check_unmoved: bool = True
     """The detector's own square, when no re-read square beats it, is checked like a moved one (8
     turns, the grid's vote); off: its first reading stands at ``top_min_probability``."""

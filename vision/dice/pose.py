@@ -79,8 +79,6 @@ VIEW_SCALE = 1.0
 """The view plane's value is ``VIEW_SCALE`` x tan(line of sight's angle off vertical) (0 to about 1.2)."""
 FLAT, COCKED, ON_DIE = 0, 1, 2
 _V2_PLANES = 4
-OTHERS_SIGMA = 0.35
-"""Spread (die edges) of each other die's mark on the others plane (:func:`others_plane`)."""
 MIRROR_BELOW_FLAT = 0.5
 """A die whose patch the deciding head gives P(flat) below this is read again in its mirror image (across
 the camera's direction: the same pose; the training's flip) and the two readings' mean decides; a die
@@ -153,31 +151,24 @@ def camera_centre(profile: Any) -> npt.NDArray[np.float64]:
 
 @dataclass(frozen=True, slots=True)
 class PosePatch:
-    """The pose model's view of one die: ``planes`` ((len(POSE_PLANES), P, P) grey samples, uint8),
-    ``view``, the tangent of the line of sight's angle off vertical at the die's top (0: straight down),
-    and ``others``, where the other dice found in the frame lie in the patch's own axes (die edges
-    across, die edges toward the camera, from the patch's centre): what this die may touch or lean on."""
+    """The pose model's view of one die: ``planes`` ((len(POSE_PLANES), P, P) grey samples, uint8) and
+    ``view``, the tangent of the line of sight's angle off vertical at the die's top (0: straight down)."""
 
     planes: npt.NDArray[np.uint8]
     view: float
-    others: tuple[tuple[float, float], ...] = ()
 
 
 def pose_patch(gray: npt.NDArray[Any], profile: Any, center_mm: tuple[float, float], edge_mm: float,
-               camera_mm: npt.NDArray[np.float64] | None = None,
-               others: list[tuple[float, float]] | None = None) -> PosePatch:
+               camera_mm: npt.NDArray[np.float64] | None = None) -> PosePatch:
     """Grey samples of the planes z = ``POSE_PLANES`` die edges around ``center_mm`` (board mm), turned
     so that the camera lies straight "below" the patch (a flat die's visible side faces then always fall
-    on the same side of its top square, whatever the camera's position), the line of sight's slope, and
-    the centres ``others`` (board mm: the other dice found) in the patch's axes."""
-    return pose_patches(gray, profile, [center_mm], edge_mm, camera_mm, [list(others or [])])[0]
+    on the same side of its top square, whatever the camera's position), and the line of sight's slope."""
+    return pose_patches(gray, profile, [center_mm], edge_mm, camera_mm)[0]
 
 
 def pose_patches(gray: npt.NDArray[Any], profile: Any, centres: list[tuple[float, float]], edge_mm: float,
-                 camera_mm: npt.NDArray[np.float64] | None = None,
-                 others: list[list[tuple[float, float]]] | None = None) -> list[PosePatch]:
-    """:func:`pose_patch` of every centre, with one projection and one resampling for all (speed).
-    ``others[i]``: the other dice of centre i (default: every other centre given: the frame's dice)."""
+                 camera_mm: npt.NDArray[np.float64] | None = None) -> list[PosePatch]:
+    """:func:`pose_patch` of every centre, with one projection and one resampling for all (speed)."""
     if not centres:
         return []
     n, k, m = POSE_PATCH, _COARSE, len(centres)
@@ -207,39 +198,7 @@ def pose_patches(gray: npt.NDArray[Any], profile: Any, centres: list[tuple[float
                     borderMode=cv2.BORDER_REPLICATE)
     planes = np.asarray(out, np.uint8).reshape(m, planes_n, n, n)
     views = norm / np.maximum(1.0, float(cam[2]) - edge_mm)
-    rest = [[tuple(c[j]) for j in range(m) if j != i] for i in range(m)] if others is None else others
-    near = [patch_offsets(c[i], u[i], v[i], rest[i], edge_mm) for i in range(m)]
-    return [PosePatch(planes[i], float(views[i]), near[i]) for i in range(m)]
-
-
-def patch_offsets(centre: npt.NDArray[np.float64], u: npt.NDArray[np.float64], v: npt.NDArray[np.float64],
-                  points: list[tuple[float, float]], edge_mm: float) -> tuple[tuple[float, float], ...]:
-    """Board points (mm) in a patch's axes ``u`` (across) and ``v`` (toward the camera) from ``centre``,
-    in die edges."""
-    if not points:
-        return ()
-    d = np.asarray(points, np.float64).reshape(-1, 2) - centre[None, :2]
-    return tuple((float(a), float(b)) for a, b in zip(d @ u / edge_mm, d @ v / edge_mm, strict=True))
-
-
-@functools.lru_cache(maxsize=2)
-def _patch_grid(n: int) -> npt.NDArray[np.float32]:
-    """The patch's sample positions (die edges from its centre) along one side: the planes' grid."""
-    half = POSE_SPAN / 2 - POSE_SPAN / (2 * n)
-    return np.linspace(-half, half, n).astype(np.float32)
-
-
-def others_plane(others: tuple[tuple[float, float], ...], n: int = POSE_PATCH) -> npt.NDArray[np.float32]:
-    """The others plane of a patch: each other die a Gaussian mark (``OTHERS_SIGMA`` die edges) at its
-    centre, the strongest mark per sample (0 where no die is near; row = toward the camera, column =
-    across, as the grey planes)."""
-    out = np.zeros((n, n), np.float32)
-    g = _patch_grid(n)
-    for du, dv in others:
-        ex = np.exp(-((g - du) ** 2) / (2 * OTHERS_SIGMA**2))
-        ey = np.exp(-((g - dv) ** 2) / (2 * OTHERS_SIGMA**2))
-        np.maximum(out, ey[:, None] * ex[None, :], out=out)
-    return out
+    return [PosePatch(planes[i], float(views[i])) for i in range(m)]
 
 
 def normalise_pose(p: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
@@ -266,17 +225,14 @@ def pose_input(p: PosePatch) -> npt.NDArray[np.float32]:
     return out
 
 
-def pose_inputs(patches: list[PosePatch], *, others: bool = False) -> npt.NDArray[np.float32]:
+def pose_inputs(patches: list[PosePatch]) -> npt.NDArray[np.float32]:
     """:func:`pose_input` of every patch, (n, len(POSE_PLANES) + 1, P, P): one normalisation over the
-    batch's planes (the same numbers; a quarter of the time of one patch at a time).  ``others``: one
-    plane more, :func:`others_plane` (the input of a model that sees the other die)."""
+    batch's planes (the same numbers; a quarter of the time of one patch at a time)."""
     planes = np.stack([p.planes for p in patches])
     n, k, h, w = planes.shape
-    out = np.empty((n, k + 1 + others, h, w), np.float32)
+    out = np.empty((n, k + 1, h, w), np.float32)
     out[:, :k] = normalise_pose(planes.reshape(n * k, h, w)).reshape(n, k, h, w)
     out[:, k] = (VIEW_SCALE * np.array([p.view for p in patches], np.float32))[:, None, None]
-    if others:
-        out[:, k + 1] = np.stack([others_plane(p.others, h) for p in patches])
     return out
 
 
@@ -292,8 +248,8 @@ class PoseClassifier:
         self._planes = int(inp.shape[1])
         outs = [o.name for o in self._session.get_outputs()]
         self._gate = outs.index(GATE_OUTPUT) if GATE_OUTPUT in outs else None
-        if self._planes not in (len(POSE_PLANES) + 1, len(POSE_PLANES) + 2, _V2_PLANES):
-            raise ValueError(f"pose model {path} reads {inp.shape[1]} planes, not {len(POSE_PLANES) + 1} or {len(POSE_PLANES) + 2} "
+        if self._planes not in (len(POSE_PLANES) + 1, _V2_PLANES):
+            raise ValueError(f"pose model {path} reads {inp.shape[1]} planes, not {len(POSE_PLANES) + 1} "
                              "(retrain: python -m vision.training.pose train)")
 
     @property
@@ -306,7 +262,7 @@ class PoseClassifier:
         if self._planes == _V2_PLANES:  # the v2 model: planes 0.5-2 edges, no view
             x = np.stack([normalise_pose(p.planes[1:]) for p in patches]).astype(np.float32)
         else:
-            x = pose_inputs(patches, others=self._planes == len(POSE_PLANES) + 2)
+            x = pose_inputs(patches)
         outs = self._session.run(None, {self._input: x})
         p = softmax(np.asarray(outs[0], np.float32))
         again = np.flatnonzero(p[:, FLAT] < MIRROR_BELOW_FLAT) if self._planes != _V2_PLANES else np.zeros(0, int)

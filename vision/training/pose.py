@@ -50,6 +50,8 @@ POSE_FRESH_SEEDS = range(904_000, 904_080)
 def held_out(seed: int) -> bool:
     """A held-out pose seed (never trained on): :data:`POSE_EVAL_SEEDS` or :data:`POSE_FRESH_SEEDS`."""
     return seed in POSE_EVAL_SEEDS or seed in POSE_FRESH_SEEDS
+
+
 MODES = ("flat", "touch", "checker", "rail", "bar", "die", "die_top")
 MODE_P = (0.22, 0.18, 0.14, 0.13, 0.13, 0.11, 0.09)
 """How the second die of a pair lies: flat in the open, flat touching an obstacle, leaning on a
@@ -249,7 +251,6 @@ def frame_samples(img_path: Path, truth: dict[str, Any], rng: random.Random, cop
     xs, ys, tilts = [], [], []
     hidden = hidden_under(truth["dice"])
     found = found_centres(img, prof, truth) if with_found else [None] * len(truth["dice"])
-    faces = {i: pose_centres(d, prof, edge)[1] for i, d in enumerate(truth["dice"]) if i not in hidden}
     for i, die in enumerate(truth["dice"]):
         if i in hidden:
             continue
@@ -257,11 +258,10 @@ def frame_samples(img_path: Path, truth: dict[str, Any], rng: random.Random, cop
         f = found[i]
         body, face = pose_centres(die, prof, edge)
         cs = [f, face, body] if f is not None else [body, face]  # every found die has a patch at its found centre
-        rest = [c for j, c in faces.items() if j != i]  # the other dice where the die stage centres them
         for k in range(copies[lab]):
             x, y = cs[k % len(cs)]
             c = (x + rng.uniform(-jitter_mm, jitter_mm), y + rng.uniform(-jitter_mm, jitter_mm))
-            xs.append(pose_patch(gray, prof, c, edge, others=rest))
+            xs.append(pose_patch(gray, prof, c, edge))
             ys.append(lab)
             tilts.append(float(die["tilt_deg"]))
     return xs, ys, tilts
@@ -280,7 +280,7 @@ def pose_samples(sources: list[tuple[Path, range]], *, seed: int = 7, copies: tu
 
     from vision.dice.pose import POSE_PATCH, POSE_PLANES, POSE_SPAN
 
-    key = f"{seed}_{copies}_{jitter_mm}_{POSE_PATCH}_{POSE_PLANES}_{POSE_SPAN}_view_{with_found}_found_first_others_" + "_".join(f"{d}{r.start}" for d, r in sources)
+    key = f"{seed}_{copies}_{jitter_mm}_{POSE_PATCH}_{POSE_PLANES}_{POSE_SPAN}_view_{with_found}_found_first_" + "_".join(f"{d}{r.start}" for d, r in sources)
     name = f"pose_samples_{hashlib.sha1(key.encode()).hexdigest()[:12]}.npz"
     if cache is not None:
         f = cache / name
@@ -304,47 +304,11 @@ def pose_samples(sources: list[tuple[Path, range]], *, seed: int = 7, copies: tu
             seeds += [s] * len(a)
             n += 1
     out = {"x": np.stack([p.planes for p in xs]), "view": np.array([p.view for p in xs], np.float32), "y": np.array(ys, np.int64), "tilt": np.array(tilts, np.float32),
-           "seed": np.array(seeds, np.int64), "n_frames": np.array(_frames_counted(sources)), "others": others_array([p.others for p in xs])}
+           "seed": np.array(seeds, np.int64), "n_frames": np.array(_frames_counted(sources))}
     if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)
         np.savez(cache / name, **out)  # type: ignore[arg-type]
     return out
-
-
-MAX_OTHERS = 3
-"""Other dice kept per training sample (:func:`others_array`)."""
-NEAR_EDGES = 1.5
-"""A flat die with another die's centre within this many die edges touches it (``train``'s ``near_flat_weight``)."""
-
-
-def others_array(others: list[tuple[tuple[float, float], ...]]) -> np.ndarray:
-    """:attr:`vision.dice.pose.PosePatch.others` of each sample as one (n, MAX_OTHERS, 2) float32 array, NaN-padded."""
-    out = np.full((len(others), MAX_OTHERS, 2), np.nan, np.float32)
-    for i, o in enumerate(others):
-        if o:
-            out[i, : min(len(o), MAX_OTHERS)] = np.asarray(o[:MAX_OTHERS], np.float32)
-    return out
-
-
-def others_of(row: np.ndarray) -> tuple[tuple[float, float], ...]:
-    """One sample's others back from :func:`others_array` (its NaN padding dropped)."""
-    return tuple((float(a), float(b)) for a, b in row if np.isfinite(a))
-
-
-def widen_input(nn: Any, model: Any, planes: int) -> Any:
-    """``model`` (:func:`make_pose`) reading ``planes`` input planes: its first convolution's weights for
-    the new planes start at 0 (the model's outputs unchanged until trained)."""
-    import torch
-
-    conv = model[0]
-    wide = nn.Conv2d(planes, conv.out_channels, 3, padding=1, bias=conv.bias is not None)
-    with torch.no_grad():
-        wide.weight.zero_()
-        wide.weight[:, : conv.in_channels] = conv.weight
-        if conv.bias is not None:
-            wide.bias.copy_(conv.bias)
-    model[0] = wide
-    return model
 
 
 def make_pose(nn: Any, planes: int, *, folded: bool = False) -> Any:
@@ -412,22 +376,18 @@ def without_low_leans(data: dict[str, np.ndarray], min_tilt: float) -> dict[str,
 def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = None, log: Any = print,
           copies: tuple[int, int, int] = (2, 4, 6), with_found: bool = True,
           pose_seeds: range = POSE_TRAIN_SEEDS, base: Path | None = None, lr: float | None = None,
-          min_cocked_tilt: float = 0.0, others: bool = True, near_flat_weight: float = 3.0) -> dict[str, object]:
+          min_cocked_tilt: float = 0.0) -> dict[str, object]:
     """Train the pose model on :func:`training_sources` (``pose_seeds``); frames whose seed % 10 == 0 are
     the validation (and threshold-tuning) slice.  ``base``: fine-tune that deciding head
     (:func:`load_decide`: its batch norms frozen) at the peak learning rate ``lr`` instead of training
     a new one.  ``min_cocked_tilt``: leaning dice tilted less than this (degrees) are left out of training
     and validation (the generator's 5-15 degree wall leans mostly slide flat on a real board, and look
     flat: taught as "cocked" they push flat dice's P(leaning) up, so the threshold that keeps flat dice
-    flat must rise above most steep leans too).  ``others``: the model reads the others plane too
-    (:func:`vision.dice.pose.others_plane`: where the other dice lie: a flat die beside the other die
-    no longer looks like a die leaning on it; a 6-plane ``base`` is widened, :func:`widen_input`), and
-    flat dice touching another die (its centre within ``NEAR_EDGES``) are drawn ``near_flat_weight``
-    times as often (the flat tail that set the cocked threshold lay there, session 9)."""
+    flat must rise above most steep leans too)."""
     import torch
     from torch import nn
 
-    from vision.dice.pose import FLAT, POSE_PATCH, POSE_PLANES, PosePatch, pose_inputs
+    from vision.dice.pose import POSE_PATCH, POSE_PLANES, PosePatch, pose_input
     from vision.training.fit import MAX_LR, EpochStats, export_onnx, fit_classifier
 
     torch.set_num_threads(1)
@@ -437,38 +397,25 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     data = pose_samples(sources, seed=seed, cache=cache, copies=copies, with_found=with_found,
                         jitter_mm=2.0 if with_found else 2.5)
     data = without_low_leans(data, min_cocked_tilt)
-    if others and "others" not in data:
-        raise ValueError("pose samples without the other dice (a cache from before them): extract them again")
     y, seeds = data["y"], data["seed"]
     val = seeds % 10 == 0
-    near = np.zeros(len(y), bool)
-    if others:
-        o = data["others"]
-        near = np.nanmin(np.where(np.isfinite(o[..., 0]), np.hypot(o[..., 0], o[..., 1]), np.inf), axis=1) < NEAR_EDGES
-    rows = [PosePatch(p, float(v), others_of(o) if others else ()) for p, v, o in
-            zip(data["x"], data["view"], data["others"] if others else data["view"], strict=True)]
-    x = np.concatenate([pose_inputs(rows[i : i + 1024], others=others) for i in range(0, len(rows), 1024)])
-    planes = len(POSE_PLANES) + 1 + others
+    x = np.stack([pose_input(PosePatch(p, float(v))) for p, v in zip(data["x"], data["view"], strict=True)])
     log(f"pose samples {dict(sorted(Counter(y.tolist()).items()))} ({int(val.sum())} validation) in {time.time() - t0:.0f}s")
     xt, yt = torch.from_numpy(x[~val]), torch.from_numpy(y[~val])
     xv, yv = torch.from_numpy(x[val]), torch.from_numpy(y[val])
     counts = torch.bincount(yt, minlength=3).float().clamp(min=1)
     weight = (counts.sum() / counts) ** 0.5
-    model = make_pose(nn, planes) if base is None else widen_input(nn, load_decide(base), planes)
-    sw = None
-    if others and near_flat_weight != 1.0:
-        sw = torch.from_numpy(np.where((y == FLAT) & near, near_flat_weight, 1.0)[~val]).double()
+    model = make_pose(nn, len(POSE_PLANES) + 1) if base is None else load_decide(base)
 
     def augment(xb: Any, gen: Any) -> Any:
         if bool(torch.randint(0, 2, (1,), generator=gen)):
             xb = torch.flip(xb, dims=(3,))  # mirror across the camera's direction: same pose
-        k = len(POSE_PLANES)
-        img, geo = xb[:, :k], xb[:, k:]  # the view and others planes are geometry, not brightness
+        img, view = xb[:, :-1], xb[:, -1:]  # the view plane is geometry, not brightness
         img = img * (0.8 + 0.4 * torch.rand(len(xb), 1, 1, 1, generator=gen)) + 0.1 * torch.randn(len(xb), 1, 1, 1, generator=gen)
         img = img + 0.03 * torch.randn(img.shape, generator=gen)  # sensor noise
         dy, dx = (int(v) for v in torch.randint(-2, 3, (2,), generator=gen))
         img = torch.roll(img, shifts=(dy, dx), dims=(2, 3))  # the found centre's error
-        return torch.cat([img, geo], dim=1)
+        return torch.cat([img, view], dim=1)
 
     def report(e: EpochStats) -> None:
         pv = _predict(model, xv).argmax(1)
@@ -478,8 +425,8 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     if base is not None:
         report(EpochStats(-1, float("nan"), float("nan"), float("nan")))  # the base head's validation accuracy
     fit_classifier(model, xt, yt, epochs=epochs, seed=seed, weight_decay=1e-3, class_weight=weight, augment=augment,
-                   after_epoch=report, lr=MAX_LR if lr is None else lr, sample_weight=sw)
-    export_onnx(model, torch.zeros(1, planes, POSE_PATCH, POSE_PATCH), out, input_name="planes")
+                   after_epoch=report, lr=MAX_LR if lr is None else lr)
+    export_onnx(model, torch.zeros(1, len(POSE_PLANES) + 1, POSE_PATCH, POSE_PATCH), out, input_name="planes")
     pv = _predict(model, xv).argmax(1)
     confusion = [[int(((yv == a) & (pv == b)).sum()) for b in range(3)] for a in range(3)]
     record: dict[str, object] = {
@@ -491,10 +438,6 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
         "seconds": round(time.time() - t0), "torch": torch.__version__,
         "command": "python -m vision.training.pose train",
     }
-    if others:
-        record["others_plane"] = True
-        record["near_flat_weight"] = near_flat_weight
-        record["flat_near_other_die_train"] = int(((y == FLAT) & near & ~val).sum())
     if min_cocked_tilt > 0:
         record["min_cocked_tilt"] = min_cocked_tilt
     if base is not None:
@@ -518,8 +461,8 @@ def merge_heads(decide: Path, gate: Path, out: Path) -> dict[str, object]:
     d, g = onnx.load(str(decide)), onnx.load(str(gate))
     d_in, g_in = d.graph.input[0], g.graph.input[0]
     planes = [dim.dim_value for dim in d_in.type.tensor_type.shape.dim][1]
-    if planes not in (len(POSE_PLANES) + 1, len(POSE_PLANES) + 2) or [dim.dim_value for dim in g_in.type.tensor_type.shape.dim][1] != _V2_PLANES:
-        raise ValueError(f"merge_heads: {decide} must read {len(POSE_PLANES) + 1} or {len(POSE_PLANES) + 2} planes and {gate} {_V2_PLANES}")
+    if planes != len(POSE_PLANES) + 1 or [dim.dim_value for dim in g_in.type.tensor_type.shape.dim][1] != _V2_PLANES:
+        raise ValueError(f"merge_heads: {decide} must read {len(POSE_PLANES) + 1} planes and {gate} {_V2_PLANES}")
     pre = "gate/"
     names = {g_in.name: pre + g_in.name, g.graph.output[0].name: GATE_OUTPUT}
 
@@ -569,7 +512,7 @@ def pose_rows(folder: Path, seeds: range, *, limit: int | None = None, log: Any 
     from vision.dice.board import DiceSearch, pose_of, read_dice
     from vision.dice.classify import FaceClassifier
     from vision.dice.evaluate import match
-    from vision.dice.pose import pose_classifier, pose_patch, pose_patches
+    from vision.dice.pose import pose_classifier, pose_patch
     from vision.preprocess import to_gray
     from vision.training.rendered import profile_for
 
@@ -597,11 +540,10 @@ def pose_rows(folder: Path, seeds: range, *, limit: int | None = None, log: Any 
         ms, cpu = 1000 * (time.perf_counter() - t0), 1000 * (time.process_time() - c0)
         m = match(truth["dice"], found)
         hidden = hidden_under(truth["dice"])
-        at_found = pose_patches(gray, prof, centres, edge)  # each with the other found dice, as pose_of
         for i, (die, j) in enumerate(zip(truth["dice"], m, strict=True)):
             face_c = pose_centres(die, prof, edge)[1]
-            rest = [c for q, c in enumerate(centres) if q != j]
-            gs = model.classify([pose_patch(gray, prof, face_c, edge, others=rest)] + ([at_found[j]] if j is not None else []))
+            pts = [face_c] + ([found[j].center_mm] if j is not None else [])
+            gs = model.classify([pose_patch(gray, prof, c, edge) for c in pts])
             rows.append({
                 "frame": png.stem, "scheme": truth["board"]["scheme"], "camera_tilt": float(truth["camera"]["tilt_deg"]),
                 "label": label_of(die), "tilt": float(die["tilt_deg"]),
@@ -754,8 +696,6 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--base", type=Path, default=None, help="fine-tune this deciding head (batch norms frozen; needs onnx)")
     t.add_argument("--lr", type=float, default=None, help="peak learning rate (default: fit's)")
     t.add_argument("--min-cocked-tilt", type=float, default=0.0, help="leave leaning dice tilted less than this (degrees) out")
-    t.add_argument("--no-others", action="store_true", help="without the others plane (the 6-plane model of sessions 6-9)")
-    t.add_argument("--near-flat-weight", type=float, default=3.0, help="how often flat dice touching another die are drawn")
     mg = sub.add_parser("merge", help="one two-head model: a 6-plane deciding model + the v2 face-check model (needs onnx)")
     mg.add_argument("decide", type=Path)
     mg.add_argument("gate", type=Path)
@@ -791,8 +731,7 @@ def main(argv: list[str] | None = None) -> int:
         print(train(args.out or DIE_POSE_MODEL, seed=args.seed, epochs=args.epochs, cache=args.cache,
                     copies=(cp[0], cp[1], cp[2]), with_found=not args.no_found,
                     pose_seeds=_seed_range(args.pose_seeds), base=args.base, lr=args.lr,
-                    min_cocked_tilt=args.min_cocked_tilt, others=not args.no_others,
-                    near_flat_weight=args.near_flat_weight), flush=True)
+                    min_cocked_tilt=args.min_cocked_tilt), flush=True)
         return 0
     if args.what == "calls":
         tuning = [r for f in args.tune_rows for r in json.loads(f.read_text())]

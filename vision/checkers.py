@@ -352,16 +352,16 @@ def counts_from_slot_probs(
     cap = _DEFAULTS.slot_layer_error_cap if layer_error_cap is None else layer_error_cap
     groups, perm, starts = _slot_index(slots)
     probs64 = np.asarray(probs, np.float64)
-    if hand_probability is not None:
-        pair0 = _DEFAULTS.slot_hand_pair_max if hand_pair_max is None else hand_pair_max
-        hands = HandEvidence(hand_probability, (stack_config or _DEFAULTS).hand_free_max,
-                             min(hand_max, nb_max, pair0))
-        probs64 = hands.slots(probs64)
-        stack_probs = hands.stacks(stack_probs, hand_max)
-        trays = hands.trays(trays, hand_max)
+    pair = _DEFAULTS.slot_hand_pair_max if hand_pair_max is None else hand_pair_max
     # a hand is wider than a point: a region beside one with a hand-like slot is not read either
     probs64 = corroborated_hands(slots, probs64, _DEFAULTS.slot_bar_hand_corroboration
                                  if bar_hand_corroboration is None else bar_hand_corroboration)
+    if hand_probability is not None:
+        hands = HandEvidence(hand_probability, (stack_config or _DEFAULTS).hand_free_max)
+        if _hands_could_cap(probs64, groups, perm, starts, min(hand_max, nb_max), pair) and hands.free():
+            probs64 = without_hands(probs64, HAND)
+        stack_probs = hands.stacks(stack_probs, hand_max)
+        trays = hands.trays(trays, hand_max)
     hand = dict(zip(groups, np.maximum.reduceat(probs64[perm, HAND], starts).tolist(), strict=True))
     readings: dict[str, CountReading] = {}
     handy: set[str] = set()
@@ -402,7 +402,6 @@ def counts_from_slot_probs(
             readings[region] = CountReading(w, b, conf, _alternatives(hyps, post[0]))
         if h:
             handy.add(region)
-    pair = _DEFAULTS.slot_hand_pair_max if hand_pair_max is None else hand_pair_max
     for region, ix in groups.items():
         if region != "bar" and int((probs64[ix, HAND] >= pair).sum()) >= 2:
             handy.add(region)
@@ -466,29 +465,33 @@ def _second_look(readings: dict[str, CountReading], hyps: tuple[tuple[Side, int]
                        cfg.stack_agree_min) for j, i in enumerate(tall)}
 
 
+def _hands_could_cap(probs: npt.NDArray[np.float64], groups: dict[str, npt.NDArray[np.intp]], perm: npt.NDArray[np.intp],
+                     starts: npt.NDArray[np.intp], strong: float, pair: float) -> bool:
+    """Could the slots' "hand" (after :func:`corroborated_hands`) leave any region unread?  A slot at
+    ``strong`` or more or whose best class is "hand", or two slots of one point at ``pair`` or more
+    (the guards of :func:`counts_from_slot_probs`); else the hand model need not be asked."""
+    h = probs[:, HAND]
+    if float(h.max()) >= strong or bool((probs.argmax(axis=1) == HAND).any()):
+        return True
+    paired = np.add.reduceat((h[perm] >= pair).astype(np.intp), starts)
+    return any(int(n) >= 2 for region, n in zip(groups, paired, strict=True) if region != "bar")
+
+
 class HandEvidence:
     """Whether the models' "hand" counts on one frame: the whole-frame hand model
-    (``hand_probability``, called at most once, and only when some "hand" reaches ``ask_min`` and
-    could leave a region unread) says no hand at ``free_max`` or below -> every "hand" is dropped
-    (:func:`without_hands`)."""
+    (``hand_probability``, called at most once, and only when some "hand" could leave a region
+    unread) says no hand at ``free_max`` or below -> every "hand" is dropped (:func:`without_hands`)."""
 
-    def __init__(self, hand_probability: Callable[[], float], free_max: float, ask_min: float) -> None:
+    def __init__(self, hand_probability: Callable[[], float], free_max: float) -> None:
         self._p = hand_probability
         self._free: bool | None = None
         self.free_max = free_max
-        self.ask_min = ask_min
 
     def free(self) -> bool:
         """True when the hand model sees no hand in the frame (asked once)."""
         if self._free is None:
             self._free = self._p() <= self.free_max
         return self._free
-
-    def slots(self, probs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        """Slot probabilities, without "hand" when a slot's could count and the frame is hand-free."""
-        if (float(probs[:, HAND].max()) >= self.ask_min or bool((probs.argmax(axis=1) == HAND).any())) and self.free():
-            return without_hands(probs, HAND)
-        return probs
 
     def stacks(self, stack_probs: Callable[[list[int]], npt.NDArray[np.float64]] | None, hand_max: float
                ) -> Callable[[list[int]], npt.NDArray[np.float64]] | None:

@@ -81,6 +81,20 @@ def test_the_hand_model_is_asked_only_when_a_hand_could_count() -> None:
         raise AssertionError("asked on a frame with no hand-like slot")
 
     assert counts_from_slot_probs(SLOTS, probs, hand_probability=never).points[0].confidence > 0.99
+    # one weak "hand" slot (under slot_hand_max, alone on its point) caps nothing: not asked either
+    k = next(i for i, s in enumerate(SLOTS) if s.region == "p7" and s.index == 0)
+    weak = probs.copy()
+    weak[k, HAND], weak[k, 0] = 0.3, weak[k, 0] - 0.3
+    assert counts_from_slot_probs(SLOTS, weak, hand_max=0.5, hand_probability=never).points[6].confidence > 0.99
+    weak[k + 1, HAND], weak[k + 1, 0] = 0.3, weak[k + 1, 0] - 0.3  # a pair on one point: asked
+    asked: list[int] = []
+
+    def some_hand() -> float:
+        asked.append(1)
+        return 1.0
+
+    counts_from_slot_probs(SLOTS, weak, hand_max=0.5, hand_probability=some_hand)
+    assert asked == [1]
 
 
 def test_a_tray_hand_does_not_count_on_a_hand_free_frame() -> None:

@@ -134,7 +134,15 @@ def test_the_whole_frame_thumbnail() -> None:
 
 
 @pytest.mark.skipif(not HAND_MODEL.is_file(), reason="no committed hand model")
-def test_the_committed_hand_model_gives_a_probability() -> None:
+def test_the_committed_hand_model_never_calls_a_frame_with_a_hand_hand_free() -> None:
+    """Rendered scenes (seeds outside the training and evaluation ranges, a small frame) that all hold a
+    hand and its arm: none at or below ``hand_free_max`` (what would let the slot model's "hand" go)."""
+    from vision.sim.config import SimConfig
+    from vision.sim.render import render
+    from vision.sim.scene import random_scene
+
     clf = HandClassifier()
-    p = clf.probability(np.full((720, 1280, 3), 90, np.uint8))
-    assert 0.0 <= p <= 1.0
+    for seed in (1, 2, 3, 4):
+        img, _ = render(random_scene(seed, SimConfig(hands_p=1.0), width=640, height=360))
+        assert clf.probability(img) > VisionConfig().hand_free_max, seed
+    assert 0.0 <= clf.probability(np.full((720, 1280, 3), 90, np.uint8)) <= 1.0

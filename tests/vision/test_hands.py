@@ -146,3 +146,19 @@ def test_the_committed_hand_model_never_calls_a_frame_with_a_hand_hand_free() ->
         img, _ = render(random_scene(seed, SimConfig(hands_p=1.0), width=640, height=360))
         assert clf.probability(img) > VisionConfig().hand_free_max, seed
     assert 0.0 <= clf.probability(np.full((720, 1280, 3), 90, np.uint8)) <= 1.0
+
+
+def test_the_hand_trainer_figures_and_net() -> None:
+    from vision.training.hands import margins
+
+    p = np.array([0.001, 0.02, 0.5, 0.9])
+    y = np.array([0, 0, 1, 1])
+    m = margins(p, y)
+    assert m["highest_p_without_hand"] == 0.02 and m["lowest_p_with_hand"] == 0.5
+    assert m["free_frames_below"]["0.01"] == 1 and m["hand_frames_below"]["0.1"] == 0
+    torch = pytest.importorskip("torch")
+    from vision.training.hands import augment, hand_net
+
+    x = torch.randint(0, 256, (3, THUMB_SIZE[1], THUMB_SIZE[0], 3), dtype=torch.uint8)
+    xb = augment(x, torch.Generator().manual_seed(0))
+    assert xb.shape == x.shape and hand_net()(xb).shape == (3, 2)

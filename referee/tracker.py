@@ -103,8 +103,8 @@ class TrackerConfig:
     # the throws leaving the player on roll no play (on the bar, blocked) are at least this likely: his whole
     # turn (the throw missed, no checker moved) may have passed unseen and the dice be the opponent's.  They are
     # held until lifted (Tracker._held_throw): called if nothing was played with them, else asked.  Chosen on
-    # 7370-7393 (s9a): the false alarm (7374) came at 16/36; the 7 wrong-table throws it would also have held
-    # were all at 1/36
+    # 7370-7393 (s9a): the false alarm (7374) came at 16/36.  1/36 (any dance possible) was tried in session 10:
+    # the throws it holds too are seldom told by the looks after the lift (fourteen seen sets: -25 on nine of them)
     unseen_pass_chance: float = 4 / 36
     boundary_margin_mm: float = 3.0  # a die nearer than this to an area boundary: unsure where it lies
     same_die_mm: float = 10.0  # a die within this distance of where it lay is the same die
@@ -1437,8 +1437,9 @@ class Tracker:
         """The held void throw (``TrackerState.held``), its dice lifted, in scene ``sc``: called when the other
         side, whose throw it may have been, had a legal play with it (his, he would have played it) and the board
         shows none of them played: nothing read with confidence differs from the board the laws have, and that
-        board is at least ``LikelihoodConfig.illegal_margin`` likely against his plays (even odds between "nothing
-        moved" and "he played", his plays alike).  Asked when a region read with confidence moved, when he had no
+        board is at least ``LikelihoodConfig.illegal_margin`` likely against every board he could have left with
+        it, legal or not (the likeliest of them, at even odds; 7287 s7a: Black's one-die play, two regions read
+        unsure, was likelier than none of his legal plays and made a wrong name).  Asked when a region read with confidence moved, when he had no
         play, or (``final``: new dice are down) when the board does not tell yet; else None: the next look decides
         (the hand lifting the dice may hide points)."""
         s = self.state
@@ -1446,18 +1447,19 @@ class Tracker:
         if s.held is None or s.turn is None or s.sent is None or judge is None:
             return []
         dice = tuple(DieThrow(f, Rest(r), fl) for f, r, fl in s.held[0])
-        sent = s.sent
-        boards = {board_of(p.after) for p in _plays(position_of(sent, s.turn.opponent), (dice[0].value, dice[1].value))}
-        boards.discard(sent)
-        moved = not boards or self._confident_change(sent, sc)
+        sent, roll = s.sent, Dice(dice[0].value, dice[1].value)
+        before = position_of(sent, s.turn.opponent)
+        plays = _plays(before, (roll.d1, roll.d2))
+        moved = _no_play(plays) or self._confident_change(sent, sc)
         called = False
         if not moved:
+            # what he may have played with it, legally or not (a play left incomplete moves little)
+            boards = {board_of(p.after) for p in plays} | set(illegal_boards(before, roll, plays))
+            boards.discard(sent)
             cache: dict[tuple[int, tuple[int, int]], float] = {}
             still = board_logp(sent, [sc.readings], judge, cache)
-            played = [board_logp(b, [sc.readings], judge, cache) - still for b in boards]
-            top = max(0.0, *played)
-            called = math.exp(-top) / (math.exp(-top) + sum(math.exp(x - top) for x in played) / len(played)) \
-                >= judge.illegal_margin
+            likeliest = max(board_logp(b, [sc.readings], judge, cache) for b in boards)
+            called = 1.0 / (1.0 + math.exp(likeliest - still)) >= judge.illegal_margin
         if not (called or moved or final):
             return None
         self.state = replace(s, held=None)

@@ -986,15 +986,18 @@ def test_dice_in_the_opponents_table_after_a_turn_that_may_have_passed_unseen_ar
     are likely enough (``TrackerConfig.unseen_pass_chance``), his whole turn can pass unseen: dice lying where the
     opponent throws are held until they are lifted.  Played with (checkers moved), they were WHITE's: asked, never
     called; lifted with no checker moved while WHITE had a play with them, they were BLACK's throw in the wrong
-    table: called then (s7a-s8c: 31 staged wrong-table throws only asked before).  When every throw has a play
-    (the board would show the turn), or only a rare one has none, BLACK's throw in WHITE's table is called at once."""
+    table: called then (s7a-s8c: 31 staged wrong-table throws only asked before).  Read unsure where WHITE played,
+    even one die of it only (7287 s7a: an incomplete play, two points read unsure, made a wrong name while only his
+    legal plays were weighed against "nothing moved"): asked.  When every throw has a play (the board would show
+    the turn), or only a rare one has none, BLACK's throw in WHITE's table is called at once."""
     p1 = after(START, (2, 1), "13/11 6/5")
     p2 = after(p1, (6, 4), "24/18 13/9")
     # the hit puts BLACK on the bar: against WHITE's 6- and 5-points 6-6, 5-5 and 6-5 dance; against the 6-point, 6-6
     for text, chance, dance in (("13/7* 6/5", 4 / 36, True), ("13/7*/6", 1 / 36, False), ("11/5 6/5", 0.0, False)):
         p3 = after(p2, (6, 1), text)
         assert pass_chance(p3) == chance
-        cases = ((False, ()), (False, (10, 11, 13)), (True, ()), (True, (10, 11, 13))) if dance else ((False, ()),)
+        cases = (((False, ()), (False, (10, 11, 13)), (True, ()), (True, (10, 11, 13)), ("one die", (10, 13)))
+                 if dance else ((False, ()),))
         for played, unsure in cases:
             s = Script()
             s.show(START).show(START, (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.LEFT_TABLE, B_SPOTS[0])))
@@ -1003,7 +1006,14 @@ def test_dice_in_the_opponents_table_after_a_turn_that_may_have_passed_unseen_ar
             s.show(p2, thrown(Side.WHITE, 6, 1)).show(p3, thrown(Side.WHITE, 6, 1)).show(p3)
             white_table = tuple(sure_face(d) for d in thrown(Side.WHITE, 3, 2))  # WHITE's next throw, or BLACK's
             s.show(p3, white_table).show(p3, white_table)
-            if played:  # WHITE plays his 3-2: BLACK's dance passed unseen (its points read unsure, or not)
+            if played == "one die":  # WHITE plays only his 3 (13/10), both points read unsure: asked
+                w = list(p3.white)
+                w[13] -= 1
+                w[10] += 1
+                p4 = p3.replace(Side.WHITE, tuple(w))
+                s.show(p4, white_table, unsure_points=unsure).show(p4, unsure_points=unsure)
+                s.show(p4, thrown(Side.BLACK, 5, 2), unsure_points=unsure)
+            elif played:  # WHITE plays his 3-2: BLACK's dance passed unseen (its points read unsure, or not)
                 p4 = after(p3.with_turn(Side.WHITE), (3, 2), "13/10 13/11")
                 s.show(p4, white_table, unsure_points=unsure).show(p4, unsure_points=unsure)
                 s.show(p4, thrown(Side.BLACK, 5, 2), unsure_points=unsure)  # (the next throw: no look told)

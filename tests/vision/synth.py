@@ -5,6 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.checkers import SLOT_CLASSES
 from vision.training.synthetic import draw
 
 
@@ -24,3 +25,11 @@ def table(w: int = 640, h: int = 480, seed: int = 0, colour: tuple[int, int, int
     img += cv2.GaussianBlur(rng.normal(0, 12, (h, w, 1)).astype(np.float32), (0, 0), 6)[..., None]
     img += rng.normal(0, 2, (h, w, 3))
     return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def slot_onehot(labels: list[int], p: float) -> np.ndarray:
+    """Slot-model output that reads each slot as its label at probability ``p`` (the rest spread evenly)."""
+    n = len(SLOT_CLASSES)
+    out = np.full((len(labels), n), (1 - p) / (n - 1), np.float32)
+    out[np.arange(len(labels)), labels] = p
+    return out

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from rules.position import Side
-from vision.checkers import SLOT_CLASSES, board_slots, counts_from_slot_probs, slot_labels
+from tests.vision.synth import slot_onehot
+from vision.checkers import board_slots, counts_from_slot_probs, slot_labels
 from vision.config import VisionConfig
 from vision.geometry import BoardLayout, BoardSpec, Seating
 from vision.observation import CountReading
@@ -29,10 +30,7 @@ SLOTS = board_slots(LAYOUT)
 
 
 def _onehot(labels: list[int], p: float = 0.999) -> np.ndarray:
-    n = len(SLOT_CLASSES)
-    out = np.full((len(labels), n), (1 - p) / (n - 1), np.float32)
-    out[np.arange(len(labels)), labels] = p
-    return out
+    return slot_onehot(labels, p)
 
 
 def _stack(white: int, black: int, p: float = 0.999) -> np.ndarray:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from rules.position import Side
+from tests.vision.synth import slot_onehot
 from vision.checkers import (
     HAND,
     OBJECT,
@@ -19,10 +20,7 @@ from vision.geometry import BoardLayout, BoardSpec, Seating
 
 
 def _onehot(labels: list[int], p: float = 0.99) -> np.ndarray:
-    n = len(SLOT_CLASSES)
-    out = np.full((len(labels), n), (1 - p) / (n - 1), np.float32)
-    out[np.arange(len(labels)), labels] = p
-    return out
+    return slot_onehot(labels, p)
 
 
 LAYOUT = BoardLayout(BoardSpec.tournament(), Seating())

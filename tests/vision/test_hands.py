@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from rules.position import Side
+from tests.vision.synth import slot_onehot
 from vision.checkers import (
     HAND,
     SLOT_CLASSES,
@@ -27,10 +28,7 @@ SLOTS = board_slots(LAYOUT)
 
 
 def _onehot(labels: list[int], p: float = 0.9999) -> np.ndarray:
-    n = len(SLOT_CLASSES)
-    out = np.full((len(labels), n), (1 - p) / (n - 1), np.float32)
-    out[np.arange(len(labels)), labels] = p
-    return out
+    return slot_onehot(labels, p)
 
 
 def _false_hand() -> tuple[np.ndarray, list[tuple[int, int]]]:

@@ -10,6 +10,7 @@ tray models draw each epoch's samples with replacement, weighted to balance thei
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,16 @@ class EpochStats:
     mean_loss: float
     train_accuracy: float
     last_loss: float
+
+
+def epoch_printer(epochs: int, t0: float) -> Callable[[EpochStats], None]:
+    """An ``after_epoch`` that prints each epoch's loss, accuracy and the seconds since ``t0``."""
+
+    def report(e: EpochStats) -> None:
+        print(f"epoch {e.epoch + 1}/{epochs} loss {e.mean_loss:.4f} acc {e.train_accuracy:.4f}"
+              f" [{time.time() - t0:.0f}s]", flush=True)
+
+    return report
 
 
 def fit_classifier(

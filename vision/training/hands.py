@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from vision.hands import HAND_CLASSES, HAND_MODEL, THUMB_SIZE, HandClassifier, thumbnail
-from vision.training.fit import EpochStats, export_onnx, fit_classifier, jitter_layers
+from vision.training.fit import epoch_printer, export_onnx, fit_classifier, jitter_layers
 from vision.training.rendered import TRAIN_SEEDS, Rendered, cache_dir, frames_in
 from vision.training.trays import HOLDOUT_MOD
 from vision.training.trays import training_frames as checker_frames
@@ -155,9 +155,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 12, lr: float = 3e-3, cache
     model = hand_net()
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
 
-    def report(e: EpochStats) -> None:
-        print(f"epoch {e.epoch + 1}/{epochs} loss {e.mean_loss:.4f} acc {e.train_accuracy:.4f}"
-              f" [{time.time() - t0:.0f}s]", flush=True)
+    report = epoch_printer(epochs, t0)
 
     fit_classifier(model, xt, yt, epochs=epochs, seed=seed, augment=augment, after_epoch=report, lr=lr, batch=64,
                    sample_weight=torch.from_numpy(w), samples_per_epoch=len(y))

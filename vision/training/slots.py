@@ -39,7 +39,7 @@ from vision.checkers import (
     slot_labels,
 )
 from vision.training.fit import (
-    EpochStats,
+    epoch_printer,
     export_onnx,
     fit_classifier,
     jitter_layers,
@@ -324,9 +324,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
     per_epoch = min(len(y), samples_per_epoch)
     batch = 256
 
-    def report(e: EpochStats) -> None:
-        print(f"epoch {e.epoch + 1}/{epochs} loss {e.mean_loss:.4f} acc {e.train_accuracy:.4f}"
-              f" [{time.time() - t0:.0f}s]", flush=True)
+    report = epoch_printer(epochs, t0)
 
     fit_classifier(model, xt, yt, epochs=epochs, seed=seed, label_smoothing=label_smoothing, augment=jitter_layers,
                    after_epoch=report, lr=lr, batch=batch, sample_weight=torch.from_numpy(w),

@@ -35,7 +35,7 @@ from vision.stacks import (
     StackSampler,
     stack_class,
 )
-from vision.training.fit import EpochStats, export_onnx, fit_classifier
+from vision.training.fit import epoch_printer, export_onnx, fit_classifier
 from vision.training.rendered import Rendered, cached_arrays, profile_for
 from vision.training.trays import HOLDOUT_MOD, fit_temperature, strip_augment, strip_net
 from vision.training.trays import training_frames as all_frames
@@ -106,9 +106,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 12, lr: float = 3e-3, sampl
     model = stack_net()
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
 
-    def report(e: EpochStats) -> None:
-        print(f"epoch {e.epoch + 1}/{epochs} loss {e.mean_loss:.4f} acc {e.train_accuracy:.4f}"
-              f" [{time.time() - t0:.0f}s]", flush=True)
+    report = epoch_printer(epochs, t0)
 
     fit_classifier(model, xt, yt, epochs=epochs, seed=seed, augment=strip_augment, after_epoch=report, lr=lr, batch=64,
                    sample_weight=torch.from_numpy(w), samples_per_epoch=samples_per_epoch)

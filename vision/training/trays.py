@@ -28,7 +28,7 @@ import numpy as np
 from rules.position import BAR, CHECKERS, OFF, Position, Side
 from vision.checkers import TRAY_CLASSES, TRAY_HAND, TRAY_LENGTH, TRAY_MODEL, TraySampler
 from vision.training.fit import (
-    EpochStats,
+    epoch_printer,
     export_onnx,
     fit_classifier,
     jitter_layers,
@@ -204,9 +204,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 30, lr: float = 3e-3, init_
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     batch = 64
 
-    def report(e: EpochStats) -> None:
-        print(f"epoch {e.epoch + 1}/{epochs} loss {e.mean_loss:.4f} acc {e.train_accuracy:.4f}"
-              f" [{time.time() - t0:.0f}s]", flush=True)
+    report = epoch_printer(epochs, t0)
 
     fit_classifier(model, xt, yt, epochs=epochs, seed=seed, augment=strip_augment, after_epoch=report, lr=lr, batch=batch,
                    sample_weight=torch.from_numpy(w), samples_per_epoch=samples_per_epoch)

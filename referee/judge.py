@@ -116,7 +116,11 @@ class LikelihoodConfig:
     kind_doubt: float = 0.001  # an unclear illegal board is called only if this little of it is of the other kind
     kind_max_legal: float = 1e-3  # ... and only if the legal plays together hold less than this (7107 s5b: a
     # legal 4-1 misread confidently, called a wrong distance through this path with the legal plays under 1 %)
-    support_p: float = 0.7  # an illegal board's changed regions must each be read this likely right (seen moved)
+    # an illegal board's changed regions must each be read this likely right (seen moved): 0.8 (session 10, was
+    # 0.7), above the first calibration bin (confidence 0, p_read 0.77): the reader's own "I do not know" supports
+    # no call (7411 s10a: two points read at confidence 0 made an incomplete play "bar/16", a wrong name; sixteen
+    # recording sets 0 false alarms, 0 wrong names; twelve seen sets 2044 -> 2032)
+    support_p: float = 0.8
     # an illegal call needs every legal play, and the board as it stood, contradicted by a region read at
     # least this sure by the reader itself (a confident reading that matches no legal play): never on
     # unsure readings alone, however the calibration adds them up (7214, 7215 r3: wrong calls)

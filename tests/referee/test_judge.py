@@ -206,3 +206,25 @@ def test_a_play_lifted_early_whose_moved_checkers_are_read_unsure_is_called_at_0
     assert 0.99 <= j.posterior < 0.995, j.posterior
     assert judge_play(START, Dice(3, 1), [tuple(lk)], replace(CFG, illegal_margin=0.995), weak=()).kind \
         is not JudgementKind.ILLEGAL
+
+
+def test_an_illegal_board_whose_moved_checkers_are_read_at_confidence_0_is_not_called_on_its_support() -> None:
+    """7411 (s10a, session 10's fresh games): WHITE entered bar/22 with 4-3 and lifted the dice (incomplete).  The
+    reader read point 22 empty and point 16 as 2 (1 lay on each), both at confidence 0 -- the reader's own "I do not
+    know" -- and the first calibration bin (p_read 0.77) let them support "bar/16", called as a wrong distance: a
+    wrong name.  ``support_p`` 0.8: a region read at confidence 0 supports no call."""
+    pos = Position.from_points({25: 1, 16: 1, 13: 4, 8: 3, 6: 5, 4: 1}, {24: 2, 13: 5, 8: 3, 6: 5}, Side.WHITE)
+    d = Dice(4, 3)
+    bad = next(b for b, k in illegal_boards(pos, d, legal_plays(pos, d)).items()
+               if k == "wrong_distance" and b[15] == (2, 0) and b[21] == (0, 0))  # bar/16
+    lk = list(reading_of(bad, 1.0))
+    lk[15] = replace(lk[15], confidence=0.0, alternatives=((0, 0, 0.015),))
+    lk[21] = replace(lk[21], confidence=0.0, alternatives=((2, 0, 0.06),))
+    assert judge_play(pos, d, [tuple(lk)], weak=()).kind is not JudgementKind.ILLEGAL
+    j = judge_play(pos, d, [tuple(lk)], replace(CFG, support_p=0.7), weak=())  # session 9's support
+    assert j.kind is JudgementKind.ILLEGAL and j.label == "wrong_distance"
+    # read at 0.3 or more (the second bin, right 97 % of the time) they support it
+    for i in (15, 21):
+        lk[i] = replace(lk[i], confidence=0.5)
+    j = judge_play(pos, d, [tuple(lk)], weak=())
+    assert j.kind is JudgementKind.ILLEGAL and j.label == "wrong_distance"

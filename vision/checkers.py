@@ -503,17 +503,19 @@ class HandEvidence:
         inner = stack_probs
 
         def probs(points: list[int]) -> npt.NDArray[np.float64]:
-            q = inner(points)
-            if len(q) and float(q[:, STACK_HAND].max()) >= hand_max and self.free():
-                return without_hands(q, STACK_HAND)
-            return q
+            return self._cleared(inner(points), STACK_HAND, hand_max)
 
         return probs
 
     def trays(self, probs: npt.NDArray[np.float64] | None, hand_max: float) -> npt.NDArray[np.float64] | None:
         """The tray model's probabilities, without "hand" where it could count on a hand-free frame."""
-        if probs is not None and float(probs[:, TRAY_HAND].max()) >= hand_max and self.free():
-            return without_hands(probs, TRAY_HAND)
+        return None if probs is None else self._cleared(probs, TRAY_HAND, hand_max)
+
+    def _cleared(self, probs: npt.NDArray[np.float64], hand: int, hand_max: float) -> npt.NDArray[np.float64]:
+        """``probs`` without class ``hand`` when some row's "hand" reaches ``hand_max`` (it could count) and
+        the frame is hand-free; else as they are."""
+        if len(probs) and float(probs[:, hand].max()) >= hand_max and self.free():
+            return without_hands(probs, hand)
         return probs
 
 

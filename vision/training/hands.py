@@ -23,8 +23,8 @@ import numpy as np
 
 from vision.hands import HAND_CLASSES, HAND_MODEL, THUMB_SIZE, HandClassifier, thumbnail
 from vision.training.fit import epoch_printer, export_onnx, fit_classifier, jitter_layers
-from vision.training.rendered import TRAIN_SEEDS, Rendered, cache_dir, frames_in
-from vision.training.trays import HOLDOUT_MOD
+from vision.training.rendered import TRAIN_SEEDS, Rendered, cache_dir, frames_in, render_positions
+from vision.training.trays import HOLDOUT_MOD, split_held_out
 from vision.training.trays import training_frames as checker_frames
 
 HAND_FOLDER = "hands_1280x720"
@@ -34,26 +34,19 @@ HAND_FOLDER = "hands_1280x720"
 def render(first: int, count: int) -> None:
     """Render ``count`` scenes from seed ``first`` (``TRAIN_SEEDS``), each with a hand and its arm, into
     ``$BGREF_RENDER_CACHE/hands_1280x720/SEED_0.png`` (+ ``.json`` truth); seeds already there are kept."""
-    import cv2
-
     from vision.sim.config import SimConfig
-    from vision.sim.render import render as render_scene
     from vision.sim.scene import random_scene
-    from vision.sim.truth import build_truth
 
-    d = cache_dir() / HAND_FOLDER
-    d.mkdir(parents=True, exist_ok=True)
     cfg = SimConfig(hands_p=1.0)
     for seed in range(first, first + count):
         if seed not in TRAIN_SEEDS:
             raise ValueError(f"hand renders take training seeds ({TRAIN_SEEDS.start}..{TRAIN_SEEDS.stop - 1}), not {seed}")
-        png, js = d / f"{seed}_0.png", d / f"{seed}_0.json"
-        if png.is_file() and js.is_file():
-            continue
-        scene = random_scene(seed, cfg, width=1280, height=720)
-        img, info = render_scene(scene)
-        cv2.imwrite(str(png), img)
-        js.write_text(json.dumps(build_truth(scene, info)))
+
+        def scene_of(_i: int, s: int = seed) -> tuple[Any, int]:
+            # one frame, SEED_0, its sensor noise seeded by the scene's seed (render's own default)
+            return random_scene(s, cfg, width=1280, height=720), s
+
+        render_positions(cache_dir() / HAND_FOLDER, seed, 1, scene_of)
         print(seed, flush=True)
 
 
@@ -145,8 +138,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 12, lr: float = 3e-3, cache
     torch.manual_seed(seed)
     t0 = time.time()
     frames = training_frames()
-    train_f = [r for r in frames if r.seed % HOLDOUT_MOD != 0]
-    hold_f = [r for r in frames if r.seed % HOLDOUT_MOD == 0]
+    train_f, hold_f = split_held_out(frames)
     x, y = load_cached(train_f, cache)
     pos = int(y.sum())
     print(f"{len(train_f)} training frames ({pos} with a hand), {len(hold_f)} held out [{time.time() - t0:.0f}s]",

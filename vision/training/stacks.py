@@ -37,7 +37,7 @@ from vision.stacks import (
 )
 from vision.training.fit import epoch_printer, export_onnx, fit_classifier
 from vision.training.rendered import Rendered, cached_arrays, profile_for
-from vision.training.trays import HOLDOUT_MOD, fit_temperature, strip_augment, strip_net
+from vision.training.trays import HOLDOUT_MOD, fit_temperature, split_held_out, strip_augment, strip_net
 from vision.training.trays import training_frames as all_frames
 
 TALL = 3
@@ -95,8 +95,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 12, lr: float = 3e-3, sampl
     torch.manual_seed(seed)
     t0 = time.time()
     frames = all_frames()[:limit]
-    train_f = [r for r in frames if r.seed % HOLDOUT_MOD != 0]
-    hold_f = [r for r in frames if r.seed % HOLDOUT_MOD == 0]
+    train_f, hold_f = split_held_out(frames)
     x, y = load(train_f)
     counts = Counter(int(v) for v in y)
     print(f"{len(train_f)} training frames ({len(hold_f)} held out), {len(y)} strips [{time.time() - t0:.0f}s]",

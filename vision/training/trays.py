@@ -50,6 +50,11 @@ HOLDOUT_MOD = 10
 """Frames whose scene seed is a multiple of this are the held-out calibration slice."""
 
 
+def split_held_out(frames: list[Rendered]) -> tuple[list[Rendered], list[Rendered]]:
+    """``frames`` as (training, held out): held out when the scene seed is a multiple of ``HOLDOUT_MOD``."""
+    return [r for r in frames if r.seed % HOLDOUT_MOD != 0], [r for r in frames if r.seed % HOLDOUT_MOD == 0]
+
+
 def trays_dir(width: int = 1280, height: int = 720, name: str = "trays") -> Path:
     return cache_dir() / f"{name}_{width}x{height}"
 
@@ -190,8 +195,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 30, lr: float = 3e-3, init_
     torch.manual_seed(seed)
     t0 = time.time()
     frames = training_frames()
-    train_f = [r for r in frames if r.seed % HOLDOUT_MOD != 0]
-    hold_f = [r for r in frames if r.seed % HOLDOUT_MOD == 0]
+    train_f, hold_f = split_held_out(frames)
     x, y = load(train_f)
     counts = Counter(int(v) for v in y)
     print(f"{len(train_f)} training frames ({len(hold_f)} held out), {len(y)} trays {dict(sorted(counts.items()))}"

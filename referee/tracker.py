@@ -369,7 +369,7 @@ def _hold_from(v: Any) -> tuple[str, Board, tuple[int, int]] | None:
 def _held_from(v: Any) -> tuple[tuple[tuple[int, str, bool], ...], str] | None:
     if v is None:
         return None
-    return tuple((int(f), str(r), bool(fl)) for f, r, fl in v[0]), str(v[1])
+    return tuple((int(f), Rest(str(r)).value, bool(fl)) for f, r, fl in v[0]), str(v[1])  # (a rest it names)
 
 
 def _last_from(v: Any) -> tuple[str, Board, tuple[int, int], bool, Board] | None:

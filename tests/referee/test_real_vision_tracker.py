@@ -410,6 +410,10 @@ def test_a_held_play_survives_a_journal_round_trip() -> None:
     # a void throw held until its dice are lifted (whose throw it is in doubt) comes back as it was
     held = replace(state, held=(((3, "left table", True), (2, "left table", True)), "why"))
     assert TrackerState.from_json(json.loads(json.dumps(held.to_json()))) == held
+    # a held throw the journal garbled (a die that is not (face, rest, flat), a rest no die has) is a clear error
+    for garbled in ([[[3, "left table"]], "why"], [[[3, "sideways", True], [2, "left table", True]], "why"]):
+        with pytest.raises(ValueError, match=r"cannot restore the tracker state from .*'held'"):
+            TrackerState.from_json({**held.to_json(), "held": garbled})
 
 
 def test_a_journalled_doubt_and_landed_home_round_trip_and_a_malformed_doubt_is_named() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -22,6 +24,7 @@ from vision.config import VisionConfig
 from vision.geometry import BoardLayout, BoardSpec, Seating
 from vision.hands import HAND_MODEL, THUMB_SIZE, HandClassifier, thumbnail
 from vision.observation import CountReading
+from vision.preprocess import ModelError
 
 LAYOUT = BoardLayout(BoardSpec.tournament(), Seating())
 SLOTS = board_slots(LAYOUT)
@@ -160,3 +163,19 @@ def test_the_hand_trainer_figures_and_net() -> None:
     x = torch.randint(0, 256, (3, THUMB_SIZE[1], THUMB_SIZE[0], 3), dtype=torch.uint8)
     xb = augment(x, torch.Generator().manual_seed(0))
     assert xb.shape == x.shape and hand_net()(xb).shape == (3, 2)
+
+
+def test_a_corrupt_hand_model_file_is_a_clear_error_naming_it(tmp_path: Path) -> None:
+    bad = tmp_path / "checker_hand.onnx"
+    bad.write_bytes(b"not an onnx model")
+    with pytest.raises(ModelError, match=r"hand model .*checker_hand.onnx.* cannot be loaded.*vision.training.hands"):
+        HandClassifier(bad)
+    with pytest.raises(ModelError, match=r"hand model .*missing.onnx.* not found"):
+        HandClassifier(tmp_path / "missing.onnx")
+
+
+def test_hand_renders_refuse_a_seed_that_is_not_a_training_seed() -> None:
+    from vision.training.hands import render
+
+    with pytest.raises(ValueError, match=r"hand renders take training seeds .* not 900000"):
+        render(900_000, 1)

@@ -509,7 +509,8 @@ def _polish_cost(lab: npt.NDArray[np.float32], p: CalibrationProfile, cfg: Calib
 
 
 def _polish_refit(lab: npt.NDArray[np.float32], cam: CameraModel, spec: BoardSpec, rv: FloatArray, tv: FloatArray,
-                  searches: tuple[float, ...], cfg: CalibrationConfig) -> tuple[CalibrationProfile, float] | None:
+                  searches: tuple[float, ...], cfg: CalibrationConfig, line_weight: str | None = None
+                  ) -> tuple[CalibrationProfile, float] | None:
     """The final polish's fit (free lens, hole offsets, walled outer rims, ``cfg.polish_robust_floor``) run
     again from pose ``rv``/``tv`` through ``cam`` with ``searches``: the profile and its support, or None when
     the fit fails.  What the polish restarts, the lens restarts and the hinge restarts each re-fit with."""
@@ -518,7 +519,7 @@ def _polish_refit(lab: npt.NDArray[np.float32], cam: CameraModel, spec: BoardSpe
     try:
         fit = fit_pose(lab, cam.with_distortion(cam.dist, "default"), spec, rv, tv, free_lens=True, searches=searches,
                        hole_offset_px=cfg.hole_offset_px, walled_outer=True, robust_floor=cfg.polish_robust_floor,
-                       point_width_px=cfg.point_width_px)
+                       point_width_px=cfg.point_width_px, line_weight=line_weight or cfg.polish_line_weight)
         return _profile_of_fit(fit, spec, True), fit.support
     except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
         return None
@@ -548,7 +549,7 @@ def outline_polish(lab: npt.NDArray[np.float32], prof: CalibrationProfile, suppo
     try:
         fit = fit_pose(lab, prof.camera, prof.spec, np.asarray(prof.rvec), np.asarray(prof.tvec), free_lens=free_lens,
                        searches=cfg.outline_polish_searches, hole_offset_px=cfg.hole_offset_px, walled_outer=True,
-                       point_width_px=cfg.point_width_px)
+                       point_width_px=cfg.point_width_px, line_weight=cfg.polish_line_weight)
         out = _profile_of_fit(fit, prof.spec, free_lens)
     except (CalibrationError, ValueError, cv2.error, np.linalg.LinAlgError):
         return prof, support
@@ -594,6 +595,14 @@ def polish_restarts(lab: npt.NDArray[np.float32], start: CalibrationProfile, pol
         e = _polish_cost(lab, cand, cfg)
         if e < best[0] - cfg.polish_restart_margin:
             best = (e, cand, cand_support)
+    for weight in cfg.polish_weighted_restarts:
+        refit = _polish_refit(lab, start.camera, start.spec, np.asarray(start.rvec), np.asarray(start.tvec),
+                              cfg.outline_polish_searches, cfg, line_weight=weight)
+        if refit is None:
+            continue
+        e = _polish_cost(lab, refit[0], cfg)
+        if e < best[0] - cfg.polish_restart_margin:
+            best = (e, refit[0], refit[1])
     return best[1], best[2]
 
 

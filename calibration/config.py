@@ -66,6 +66,9 @@ class CalibrationConfig:
     """Uncalibrated camera: the outline polish's fit is also started from these multiples of the focal length
     (1.0: the same camera, robust window widened) and the lowest polish edge cost wins
     (:func:`calibration.board.polish_restarts`; empty: off)."""
+    polish_weighted_restarts: tuple[str, ...] = ()
+    """... and from the same camera with each line's samples weighed this way (``"contrast"``, ``"scatter"``:
+    :func:`calibration.model.fit_pose` ``line_weight``), judged by the same cost."""
     polish_robust_floor: float = 1.0
     """... with the robust (Tukey) window at least this fraction of the search window, so that a whole line
     left 2-3 px off is not rejected as an outlier."""
@@ -118,6 +121,10 @@ class CalibrationConfig:
     a wrong fit 4 px off then cost less).  At the true pose of rendered scenes the sides sit ~0.4 px off their
     nominal place (all the same way across their points) on every style and tilt; a real board's points are
     not painted to the sub-pixel either."""
+    polish_line_weight: str | None = None
+    """The final polish's fit (and every restart's after it) weighs each line's samples by the line's contrast
+    (``"contrast"``) or its residuals' spread (``"scatter"``) (:func:`calibration.model.fit_pose` ``line_weight``);
+    None: every sample the same."""
     min_corner_confidence: float = 0.38
     """The automatic fit's corner confidence (edge support x exp(-rms / 1.5 px), :attr:`BoardFit.corner_confidence`)
     below which calibration abstains (:class:`calibration.errors.FitUntrusted`: give corners or markers) instead

@@ -338,6 +338,7 @@ def fit_pose(
     free_lens: bool | None = None, searches: tuple[float, ...] = (24.0, 14.0, 8.0, 5.0, 3.0, 2.5),
     use_triangles: bool = True, line_offset_px: float | None = None, hole_offset_px: float | None = None,
     walled_outer: bool = False, robust_floor: float = 0.0, point_width_px: float | None = None,
+    line_weight: str | None = None,
 ) -> PoseFit:
     """Refine ``rvec``/``tvec`` (and the lens of a default camera) to the board's edges in ``lab``.
 
@@ -360,7 +361,14 @@ def fit_pose(
     narrower than the board's nominal point width).  At the TRUE pose of rendered scenes every point's
     sides lie ~0.4 px off their nominal place, the same way across the point (both sides of all 24 points,
     every style and tilt: seen 3804-3903, 3986); a fit without that offset trades the near-far scale against it.
+
+    ``line_weight`` (fine stages only; None: every sample weighs the same): ``"contrast"`` weighs each line's
+    samples by its median edge strength over the median of all lines (capped at 1), ``"scatter"`` by the
+    squared ratio of the overall robust spread to the line's own (capped at 1), so a faint or noisy line
+    (a shadowed outer edge, green felt's rims) pulls the fit less than a crisp one.
     """
+    if line_weight not in (None, "contrast", "scatter"):
+        raise ValueError(f"line_weight {line_weight!r}: expected None, 'contrast' or 'scatter'")
     free = (camera.source == "default") if free_lens is None else free_lens
     rvec, tvec = np.asarray(rvec, np.float64).ravel(), np.asarray(tvec, np.float64).ravel()
     f_def = CameraModel.default_for_size(camera.width, camera.height).fx
@@ -394,7 +402,7 @@ def fit_pose(
             lab, K, dist, p[:3], p[3:6], spec, search, segments=segs_fine if s <= TRIANGLE_SEARCH_PX else segs,
             walled_outer=walled_outer)
         strong = strength > max(1e-3, 0.25 * float(np.median(strength))) if len(strength) else strength > 0
-        obs, P, T, line = obs[strong], P[strong], T[strong], line[strong]
+        obs, P, T, line, strength = obs[strong], P[strong], T[strong], line[strong], strength[strong]
         if len(obs) < 30:
             raise BoardNotFound("the board's edges are not visible enough to fit")
         lens = free and stage >= 1
@@ -410,6 +418,12 @@ def fit_pose(
         n_off = len(ids)
         off = np.zeros(n_off)
         sig_off = seg_sig[ids] * scale_px if n_off else np.ones(0)
+        fine = line_weight is not None and s <= LINE_OFFSET_SEARCH_PX
+        lw = np.ones(m)
+        if fine and line_weight == "contrast":
+            lines_u, inv = np.unique(line, return_inverse=True)
+            med = np.array([np.median(strength[inv == j]) for j in range(len(lines_u))])
+            lw = np.minimum(1.0, med / max(float(np.median(med)), 1e-9))[inv]
         for _it in range(6 if not use_off else 8):
             r, J = _residuals_jac(p, camera, obs, P, T, lens, prior0)
             if n_off:
@@ -418,6 +432,11 @@ def fit_pose(
             sig = max(0.4 * scale_px, 1.4826 * float(np.median(rr)))
             c = max(3.0 * sig, robust_floor * search)
             w = np.where(rr < c, (1 - (rr / c) ** 2) ** 2, 0.0)  # Tukey
+            if fine and line_weight == "scatter":
+                lines_u, inv = np.unique(line, return_inverse=True)
+                spread = np.array([1.4826 * np.median(rr[inv == j]) for j in range(len(lines_u))])
+                lw = np.minimum(1.0, (sig / np.maximum(spread, 1e-9)) ** 2)[inv]
+            w = w * lw
             w = np.concatenate([w, np.ones(len(r) - m)])
             Jw = J * w[:, None]
             Amat = Jw.T @ J

@@ -61,6 +61,7 @@ __all__ = [
     "illegal_boards",
     "judge_play",
     "judge_throw",
+    "one_face_off",
     "reading_of",
     "region_logp",
 ]
@@ -420,6 +421,12 @@ def doubt_of(chosen: Board, cands: Iterable[tuple[float, Board]], looks: Sequenc
             if calibrated(r, cfg) >= cfg.fit_p and (r.white, r.black) != chosen[i]:
                 odds[(i, r.white, r.black)] = max(odds.get((i, r.white, r.black), 0.0), 1.0)
     return tuple((i, w, b, min(o, cfg.doubt_max_odds)) for (i, w, b), o in sorted(odds.items()))
+
+
+def one_face_off(before: Position, dice: Dice | tuple[int, int], board: Board, weak: Iterable[int]) -> bool:
+    """``board`` is a legal play of a roll that keeps one of ``dice``'s faces and changes the other, one of the
+    ``weak`` faces: a misread weak face would make it legal (``LikelihoodConfig.one_face_guard``)."""
+    return _one_face_off(before, dice if isinstance(dice, Dice) else Dice(*dice), board, weak)
 
 
 def _one_face_off(before: Position, dice: Dice, board: Board, weak: Iterable[int]) -> bool:

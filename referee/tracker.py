@@ -47,6 +47,7 @@ from referee.judge import (
     illegal_boards,
     judge_play,
     judge_throw,
+    one_face_off,
     region_logp,
 )
 from rules.dice import Dice
@@ -1958,8 +1959,11 @@ class Tracker:
         if roll is None:
             return []
         # (a face inferred from the correction is the one the players corrected to; only the faces read
-        # below call_face_confidence may be misread)
-        old = judge_play(before, roll, self._looks, cfg, exclude=frozenset({now.board}), weak=s.weak)
+        # below call_face_confidence may be misread -- unless the correction shows them: the board corrected to
+        # is a play of the roll read and of no roll with a weak face misread, so the roll read is the one played;
+        # a misread face would have left a legal play standing, and nobody corrects a legal play)
+        weak = () if 0 not in dice and not one_face_off(before, roll, now.board, s.weak) else s.weak
+        old = judge_play(before, roll, self._looks, cfg, exclude=frozenset({now.board}), weak=weak)
         if old.kind is not JudgementKind.ILLEGAL or self._in_doubt(before, roll, old.board, old.label):
             return []
         mover = _side(s.hold[0])

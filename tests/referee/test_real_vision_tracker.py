@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.judge import LikelihoodConfig
+from referee.judge import LikelihoodConfig, one_face_off
 from referee.session import Session, SessionInfo, presented
 from referee.tracker import (
     Emitted,
@@ -204,6 +204,33 @@ def test_a_weak_face_read_beyond_doubt_in_a_later_still_scene_of_the_throw_no_lo
 
     assert tr._firmed((4,), (4, 4), places, [seen(100.0, 0.999), seen(150.0, 0.99)]) == (4,)
     assert tr._firmed((4,), (4, 4), places, [seen(100.0, 0.999), seen(150.0, 0.999)]) == ()
+
+
+def test_a_play_legal_if_a_weak_face_was_misread_is_called_when_corrected_to_a_play_of_the_roll_read() -> None:
+    """The 4 read at 0.99 (weak): 24/18 13/8 is a legal 6-5, so at the lift it is only asked about.  The board
+    is then changed, with no throw, into 24/18 13/9 (a legal 6-4 read surely, no play of 6-5 or any roll with
+    the 4 misread): a legal 6-5 would never have been corrected, so the 4 was read right and the lifted board
+    was a wrong distance (7430 s10b, frame 1811).  Corrected to a board a misread face also explains, or not
+    corrected at all, nothing is called."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    landed = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), die(4, Area.LEFT_TABLE, B_SPOTS[1]))  # 4 at 0.99
+    bad = after(p1, (6, 5), "24/18 13/8")
+    good = after(p1, (6, 4), "24/18 13/9")
+    white = (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.RIGHT_TABLE, W_SPOTS[1]))
+    s = opened(Script())
+    s.show(p1, landed).show(bad, landed).show(bad).show(good).show(good, white)
+    ses = session_run(s)
+    codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+    assert codes == [("illegal-play", Side.BLACK)]
+    last = ses.machine.match_record().games[0].actions[-1]
+    assert isinstance(last, Move) and last.play == "24/18 13/9"  # the correction on record
+    # not corrected: asked (the one-face guard), the laws keep the likeliest legal play
+    s = opened(Script())
+    s.show(p1, landed).show(bad, landed).show(bad).show(bad, white)
+    assert session_run(s).stats.infractions == 0
+    # (a board that a roll with the weak 4 misread also explains does not show the face: judge.one_face_off)
+    assert one_face_off(p1.with_turn(Side.BLACK), (6, 4), board_of(bad), (4,))
+    assert not one_face_off(p1.with_turn(Side.BLACK), (6, 4), board_of(good), (4,))
 
 
 def test_a_face_read_only_during_the_play_never_makes_an_accusation() -> None:

@@ -372,6 +372,7 @@ def counts_from_slot_probs(
         hyps, post = stack_posteriors(block, (Side.WHITE, Side.BLACK), ow)
         decided = _decide_stacks(block, hyps, post, hand_max)
         order = np.argsort(-post, axis=1)[:, 1 : ALTERNATIVES + 1]
+        contradicted = {i for i, (_, _, c, h) in enumerate(decided) if c <= 0.0 and not h}
         for i, (w, b, c, h) in enumerate(decided):
             r = pts[i]
             scale = 1.0
@@ -386,7 +387,7 @@ def counts_from_slot_probs(
             if h:
                 handy.add(r)
         for i, (rd, h) in _second_look(readings, hyps, post, stack_probs, hand_max,
-                                        stack_config or _DEFAULTS, block.shape[1]).items():
+                                        stack_config or _DEFAULTS, block.shape[1], contradicted).items():
             readings[pts[i]] = rd
             if h:
                 handy.add(pts[i])
@@ -447,22 +448,27 @@ def counts_from_slot_probs(
 
 def _second_look(readings: dict[str, CountReading], hyps: tuple[tuple[Side, int], ...],
                  post: npt.NDArray[np.float64], stack_probs: Callable[[list[int]], npt.NDArray[np.float64]] | None,
-                 hand_max: float, cfg: VisionConfig, full_row: int) -> dict[int, tuple[CountReading, bool]]:
+                 hand_max: float, cfg: VisionConfig, full_row: int,
+                 contradicted: set[int] | frozenset[int] = frozenset()) -> dict[int, tuple[CountReading, bool]]:
     """The points (0-based) the stack model looks at too (read by the slots alone, ``readings``, as
     ``cfg.stack_min_count`` or more; below a full row, ``full_row`` checkers, only when that reading's
-    confidence is under ``cfg.stack_ask_below``): their joint readings (:func:`vision.stacks.combine`,
-    with ``cfg``'s stack settings), and whether the stack model sees a hand there; none without
-    ``stack_probs``."""
+    confidence is under ``cfg.stack_ask_below``; and, whatever their count, the ``contradicted`` ones:
+    points whose slots' own best classes mix colours or leave a gap, no hand among them): their joint
+    readings (:func:`vision.stacks.combine`, with ``cfg``'s stack settings; a contradicted point is read
+    only where the stack model is sure of the joint count, ``cfg.stack_contradiction_min``), and
+    whether the stack model sees a hand there; none without ``stack_probs``."""
     from vision.stacks import combine
 
     alone = [readings[f"p{i}"] for i in range(1, 25)]
-    tall = [i for i, rd in enumerate(alone) if (n := max(rd.white, rd.black)) >= cfg.stack_min_count
-            and (n >= full_row or rd.confidence < cfg.stack_ask_below)]
+    rescue = cfg.stack_contradiction_min <= 1.0
+    tall = [i for i, rd in enumerate(alone) if ((n := max(rd.white, rd.black)) >= cfg.stack_min_count
+            and (n >= full_row or rd.confidence < cfg.stack_ask_below)) or (rescue and i in contradicted)]
     if stack_probs is None or not tall:
         return {}
     q = stack_probs([i + 1 for i in tall])
     return {i: combine(hyps, post[i], q[j], alone[i], hand_max, cfg.stack_slot_power, cfg.stack_disagree_cap,
-                       cfg.stack_agree_min) for j, i in enumerate(tall)}
+                       cfg.stack_agree_min, cfg.stack_contradiction_min if i in contradicted else None)
+            for j, i in enumerate(tall)}
 
 
 def _hands_could_cap(probs: npt.NDArray[np.float64], groups: dict[str, npt.NDArray[np.intp]], perm: npt.NDArray[np.intp],

@@ -41,6 +41,11 @@ STACK_CLASSES = ("empty", *(f"white{n}" for n in range(1, CHECKERS + 1)), *(f"bl
                  "hand")
 """Stack-model classes: an empty point, WHITE 1..15, BLACK 1..15, or a hand covering the point."""
 STACK_HAND = len(STACK_CLASSES) - 1
+CONTRADICTION_SLOT_MIN = 0.05
+"""A point whose slots contradict every stack is read by the stack model (:func:`combine`,
+``contradiction_min``) only where the slot decoder's own posterior of that count is at least this: the
+slots may be confused, but two models that rule each other's count out leave the point unread (on the
+seen frames the lowest such posterior of a rescued point was 0.106: a black 2 on dark-on-dark read white)."""
 STACK_MODEL = Path(os.environ.get("BGREF_STACK_MODEL") or Path(__file__).resolve().parent / "models" / "checker_stack.onnx")
 """The stack model; ``BGREF_STACK_MODEL`` points at another one (evaluating a candidate)."""
 
@@ -141,7 +146,8 @@ def hypothesis_classes(hyps: tuple[tuple[Side, int], ...]) -> npt.NDArray[np.int
 
 def combine(hyps: tuple[tuple[Side, int], ...], post: npt.NDArray[np.float64], q: npt.NDArray[np.float64],
             alone: CountReading, hand_max: float, slot_power: float | None = None,
-            disagree_cap: float | None = None, agree_min: float | None = None) -> tuple[CountReading, bool]:
+            disagree_cap: float | None = None, agree_min: float | None = None,
+            contradiction_min: float | None = None) -> tuple[CountReading, bool]:
     """One point read by both models.  ``post``: the slot decoder's posterior over ``hyps``;
     ``alone``: the slots' own reading of the point (its confidence with the full-row error weight);
     ``q``: the stack model's probabilities.  The joint posterior is ``post`` (raised to
@@ -152,7 +158,12 @@ def combine(hyps: tuple[tuple[Side, int], ...], post: npt.NDArray[np.float64], q
     of the joint posterior and ``alone``'s (when ``alone`` reads the same); otherwise at most
     ``disagree_cap`` (and at most ``alone``'s when the reading is ``alone``'s).  The stack model's
     "hand" at least ``hand_max`` makes the point unread (confidence 0, and True: hand-like); a point
-    ``alone`` does not read (confidence 0: a hand, contradictory slots) stays unread.  Defaults:
+    ``alone`` does not read (confidence 0: a hand, contradictory slots) stays unread, except with
+    ``contradiction_min`` (a point whose slots' best classes contradict every stack, no hand among
+    them: a die on the first checker, a glare on it, a dark checker's colour): it is then read where
+    the stack model's own best count is the joint one with at least that probability and the slot
+    decoder gives it at least ``CONTRADICTION_SLOT_MIN``, at the lower of the joint posterior and the
+    stack model's probability (session 11: the stack model was right on all of them on the seen frames).  Defaults:
     ``VisionConfig.stack_slot_power``, ``stack_disagree_cap`` and ``stack_agree_min``."""
     from vision.checkers import ALTERNATIVES, _alternatives
 
@@ -170,10 +181,17 @@ def combine(hyps: tuple[tuple[Side, int], ...], post: npt.NDArray[np.float64], q
     w, b = (n, 0) if colour is Side.WHITE else (0, n)
     same = (w, b) == (alone.white, alone.black)
     conf = float(joint[best])
-    if int(np.argmax(q[:STACK_HAND])) == int(cls[best]) and float(q[cls[best]]) >= agree:
+    stack_best = int(np.argmax(q[:STACK_HAND]))
+    if stack_best == int(cls[best]) and float(q[cls[best]]) >= agree:
         conf = max(conf, alone.confidence) if same else conf
     else:
         conf = min(conf, cap, alone.confidence) if same else min(conf, cap)
+    if alone.confidence <= 0.0 and contradiction_min is not None:
+        # contradictory slots: only the stack model, sure of the same count, reads the point
+        sure = (stack_best == int(cls[best]) and float(q[stack_best]) >= contradiction_min
+                and float(post[best]) >= CONTRADICTION_SLOT_MIN)
+        conf = min(float(joint[best]), float(q[stack_best])) if sure else 0.0
+        alone = CountReading(alone.white, alone.black, conf)
     hand = bool(q[STACK_HAND] >= hand_max)
     if hand or alone.confidence <= 0.0:
         conf = 0.0

@@ -232,3 +232,62 @@ def test_a_sure_four_stack_is_not_asked_but_an_unsure_one_and_a_full_row_are() -
     asked.clear()
     counts_from_slot_probs(SLOTS, sure, stack_probs=stack, stack_config=VisionConfig(stack_ask_below=1.01))
     assert asked == [[3, 10]]
+
+
+def _die_on_a_black_three(point: int = 8) -> np.ndarray:
+    """Slot probabilities of a black 3 on ``point`` whose first checker carries a die: the slot model
+    calls that slot "object" (counted as empty), which leaves a gap under the other two (contradictory
+    slots, as on seen frames 900052 and 900127)."""
+    from vision.checkers import OBJECT
+
+    points = [(0, 0)] * 24
+    points[point - 1] = (0, 3)
+    probs = _onehot(slot_labels(LAYOUT, SLOTS, points, (0, 0)))
+    k0 = next(i for i, s in enumerate(SLOTS) if s.region == f"p{point}" and s.index == 0)
+    probs[k0] = (1 - 0.999) / (len(probs[k0]) - 1)
+    probs[k0, OBJECT] = 0.999
+    return probs
+
+
+def test_contradictory_slots_are_read_where_the_stack_model_is_sure() -> None:
+    """A point whose slots contradict every stack is unread by the slots alone; the stack model is asked
+    about it whatever its count (3 here, under ``stack_min_count``) and reads it when sure of the joint
+    count (``stack_contradiction_min``), not when unsure, and never when the setting is off."""
+    probs = _die_on_a_black_three()
+    assert counts_from_slot_probs(SLOTS, probs).points[7].confidence == 0.0
+    asked: list[list[int]] = []
+
+    def stack(p: float) -> object:
+        def probs_of(points: list[int]) -> np.ndarray:
+            asked.append(points)
+            return np.stack([_stack(0, 3, p) if q == 8 else _stack(0, 0) for q in points])
+        return probs_of
+
+    r = counts_from_slot_probs(SLOTS, probs, stack_probs=stack(0.999)).points[7]  # type: ignore[arg-type]
+    assert asked == [[8]]
+    assert (r.white, r.black) == (0, 3) and r.confidence >= 0.99
+    unsure = counts_from_slot_probs(SLOTS, probs, stack_probs=stack(0.9)).points[7]  # type: ignore[arg-type]
+    assert (unsure.white, unsure.black) == (0, 3) and unsure.confidence == 0.0
+    asked.clear()
+    off = counts_from_slot_probs(SLOTS, probs, stack_probs=stack(0.999),  # type: ignore[arg-type]
+                                 stack_config=VisionConfig(stack_contradiction_min=1.01)).points[7]
+    assert asked == [] and off.confidence == 0.0
+
+
+def test_contradictory_slots_stay_unread_where_the_models_rule_each_other_out_or_a_hand_may_be() -> None:
+    """The stack model sure of a count the slot decoder all but rules out (a black 4 where the slots show a
+    clear 3) does not read the point (``CONTRADICTION_SLOT_MIN``); nor does it read a point one of whose
+    slots looks like a hand."""
+    from vision.checkers import HAND
+    from vision.stacks import CONTRADICTION_SLOT_MIN
+
+    probs = _die_on_a_black_three()
+    four = counts_from_slot_probs(SLOTS, probs, stack_probs=lambda pts: np.stack(
+        [_stack(0, 4) if q == 8 else _stack(0, 0) for q in pts])).points[7]
+    assert four.confidence == 0.0 and 0.0 < CONTRADICTION_SLOT_MIN < 0.106
+    k1 = next(i for i, s in enumerate(SLOTS) if s.region == "p8" and s.index == 1)
+    probs[k1] = 0.0
+    probs[k1, HAND], probs[k1, 4] = 0.6, 0.4  # "hand" 0.6, black x1 0.4
+    hand = counts_from_slot_probs(SLOTS, probs, hand_max=0.5, stack_probs=lambda pts: np.stack(
+        [_stack(0, 3) if q == 8 else _stack(0, 0) for q in pts])).points[7]
+    assert hand.confidence == 0.0

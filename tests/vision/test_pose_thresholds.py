@@ -39,3 +39,14 @@ def test_pose_seed_range() -> None:
     for bad in ("30000", "a-b", "29999-30010", "30010-30000", "901800-901849"):
         with pytest.raises(ValueError, match=bad):
             _seed_range(bad)
+
+
+def test_held_out_pose_seeds_include_session_11s_fresh_set_and_no_training_seed() -> None:
+    """Session 11's fresh seeds 904080-904159 render and evaluate as held out; a seed past them, or a
+    training seed, does not (``render`` refuses it before tracing anything)."""
+    from vision.training.pose import POSE_TRAIN_SEEDS, held_out, render_pose
+
+    assert held_out(904080) and held_out(904159) and held_out(904000)
+    assert not held_out(904160) and not any(held_out(s) for s in (POSE_TRAIN_SEEDS.start, POSE_TRAIN_SEEDS.stop - 1))
+    with pytest.raises(ValueError, match="904160"):
+        render_pose(904160, 1)

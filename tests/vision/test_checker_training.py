@@ -71,3 +71,21 @@ def test_a_slot_fine_tune_starts_from_the_exported_model() -> None:
     with torch.no_grad():
         got = net(torch.from_numpy(x)).numpy()
     assert np.abs(got - want).max() < 1e-3 * max(1.0, float(np.abs(want).max()))
+
+
+def test_a_stack_fine_tune_names_its_scene_seeds_and_refuses_bad_ones(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``--seeds A-B`` of the stack trainer: both ends included; anything else is refused naming what was
+    given; seeds with no cached frame are refused naming the seeds and how to render them."""
+    pytest.importorskip("torch")
+    from vision.training import stacks
+
+    assert stacks.seed_range("15110-15259") == range(15110, 15260)
+    for bad in ("15110", "15259-15110", "a-b", "1-2-3"):
+        with pytest.raises(ValueError, match="A-B"):
+            stacks.seed_range(bad)
+    monkeypatch.setattr(stacks, "all_frames", lambda: [])
+    with pytest.raises(ValueError, match=r"15110-15259.*render"):
+        stacks.train(tmp_path / "m.onnx", seeds=range(15110, 15260))
+    assert not (tmp_path / "m.onnx").exists()
+    with pytest.raises(SystemExit):
+        stacks.main(["render", "900000", "900010"])  # evaluation seeds are never training renders

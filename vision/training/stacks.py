@@ -10,7 +10,9 @@ points, for the decoder's overcounts).  Frames: the tray renders, the single ren
 renders.  Frames whose scene seed is a multiple of ``HOLDOUT_MOD`` are held out: they fit the softmax
 temperature and give the figures of ``checker_stack.train.json``.
 
-``python -m vision.training.stacks train [--epochs N] [--seed S] [--out M.onnx]``
+``python -m vision.training.stacks train [--epochs N] [--seed S] [--out M.onnx]``; a fine-tune of an exported
+model (batch norms frozen) on the renders of some scene seeds only:
+``python -m vision.training.stacks render A B`` then ``train --init-from M.onnx --seeds A-B``.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from vision.stacks import (
     stack_class,
 )
 from vision.training.fit import epoch_printer, export_onnx, fit_classifier
-from vision.training.rendered import Rendered, cached_arrays, profile_for
+from vision.training.rendered import STACK_SEEDS, Rendered, cached_arrays, profile_for, rendered
 from vision.training.trays import HOLDOUT_MOD, fit_temperature, split_held_out, strip_augment, strip_net
 from vision.training.trays import training_frames as all_frames
 
@@ -85,16 +87,33 @@ def stack_net() -> Any:
     return strip_net(STACK_LENGTH, STACK_WIDTH, len(STACK_CLASSES))
 
 
+def seed_range(text: str) -> range:
+    """``"A-B"`` (both included) as a range of scene seeds; a clear error for anything else."""
+    parts = text.split("-")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts) or int(parts[0]) > int(parts[1]):
+        raise ValueError(f"scene seeds must be given as A-B with A <= B, not {text!r}")
+    return range(int(parts[0]), int(parts[1]) + 1)
+
+
 def train(out: Path, *, seed: int = 7, epochs: int = 12, lr: float = 3e-3, samples_per_epoch: int | None = None,
-          limit: int | None = None) -> dict[str, Any]:
-    """Train a stack model from scratch; ``samples_per_epoch``: strips drawn per epoch (default: all);
-    ``limit``: use only the first that many frames (a quick trial)."""
+          limit: int | None = None, init_from: Path | None = None, seeds: range | None = None) -> dict[str, Any]:
+    """Train a stack model from scratch, or (``init_from``) fine-tune an exported one with its batch norms
+    frozen; ``samples_per_epoch``: strips drawn per epoch (default: all); ``limit``: use only the first
+    that many frames (a quick trial); ``seeds``: only the cached frames of these scene seeds."""
     import torch
+
+    from vision.training.slots import load_onnx_weights
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     t0 = time.time()
-    frames = all_frames()[:limit]
+    frames = all_frames()
+    if seeds is not None:
+        frames = [r for r in frames if r.seed in seeds]
+        if not frames:
+            raise ValueError(f"no cached training frame of scene seeds {seeds.start}-{seeds.stop - 1}: "
+                             "render them first (python -m vision.training.stacks render A B)")
+    frames = frames[:limit]
     train_f, hold_f = split_held_out(frames)
     x, y = load(train_f)
     counts = Counter(int(v) for v in y)
@@ -103,6 +122,9 @@ def train(out: Path, *, seed: int = 7, epochs: int = 12, lr: float = 3e-3, sampl
     # balance the classes softly: tall stacks are rare, and they are what the model is for
     w = np.array([1.0 / counts[int(v)] ** 0.5 for v in y])
     model = stack_net()
+    if init_from is not None:
+        load_onnx_weights(model, init_from)
+        model.frozen_bn = True  # the export folded them into the convolutions: keep them the identity
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
 
     report = epoch_printer(epochs, t0)
@@ -121,6 +143,9 @@ def train(out: Path, *, seed: int = 7, epochs: int = 12, lr: float = 3e-3, sampl
                 f"scene seed % {HOLDOUT_MOD} == 0 held out",
         "strips": len(y), "classes": {STACK_CLASSES[k]: v for k, v in sorted(counts.items())},
         "samples_per_epoch": len(y) if samples_per_epoch is None else samples_per_epoch,
+        "init_from": None if init_from is None else f"{init_from.name} (weights of the previous model, fine-tuned, "
+                                                    "batch norms frozen)",
+        "scene_seeds": None if seeds is None else f"{seeds.start}-{seeds.stop - 1}",
         "torch": torch.__version__,
     }
     rec.update(calibrate(out, hold_f))
@@ -138,18 +163,31 @@ def calibrate(model_path: Path, frames: list[Rendered]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m vision.training.stacks cache`` (cut the strips of every training frame) or ``train``."""
+    """``python -m vision.training.stacks cache`` (cut the strips of every training frame), ``render A B``
+    (render scene seeds A..B-1 of ``STACK_SEEDS`` and cut their strips) or ``train``."""
     import argparse
 
     p = argparse.ArgumentParser(prog="python -m vision.training.stacks")
-    p.add_argument("cmd", choices=("cache", "train"))
+    p.add_argument("cmd", choices=("cache", "render", "train"))
+    p.add_argument("range", nargs="*", type=int, help="render: first and end (excluded) scene seed")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--out", type=Path, default=STACK_MODEL)
     p.add_argument("--samples-per-epoch", type=int, default=None)
     p.add_argument("--limit", type=int, default=None, help="only the first N training frames")
+    p.add_argument("--init-from", type=Path, default=None, help="fine-tune this exported stack model")
+    p.add_argument("--seeds", type=seed_range, default=None, help="train on the frames of scene seeds A-B only")
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
+    if a.cmd == "render":
+        if len(a.range) != 2 or not (a.range[0] < a.range[1]) or a.range[0] not in STACK_SEEDS \
+                or a.range[1] - 1 not in STACK_SEEDS:
+            p.error(f"render needs A B with A < B inside STACK_SEEDS {STACK_SEEDS.start}..{STACK_SEEDS.stop - 1}")
+        t0 = time.time()
+        for s in range(*a.range):
+            cached_samples(rendered(s))
+            print(s, f"{time.time() - t0:.0f}s", flush=True)
+        return 0
     if a.cmd == "cache":
         frames = all_frames()[: a.limit]
         t0 = time.time()
@@ -161,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         print({STACK_CLASSES[k]: v for k, v in sorted(n.items())})
         return 0
     print(json.dumps(train(a.out, seed=a.seed, epochs=a.epochs, lr=a.lr, samples_per_epoch=a.samples_per_epoch,
-                           limit=a.limit), indent=2))
+                           limit=a.limit, init_from=a.init_from, seeds=a.seeds), indent=2))
     return 0
 
 

@@ -37,7 +37,7 @@ from vision.dice.config import DiceConfig
 from vision.dice.detect import centre_refiner, detector, top_view
 from vision.dice.faceread import choose, face_needed, read_top_faces
 from vision.dice.find import nms
-from vision.dice.pose import PoseGuess, pose_call, pose_classifier, pose_patches
+from vision.dice.pose import PoseGuess, pose_call, pose_classifier
 from vision.dice.topface import top_face_patches
 from vision.observation import DieReading
 from vision.preprocess import Square, crop_patch, to_gray
@@ -278,7 +278,7 @@ def pose_guesses(gray: npt.NDArray[Any], profile: Any, centres: list[tuple[float
     if model is None or not centres:
         return None
     dmin, dmax = profile.spec.die_size_mm
-    return model.classify(pose_patches(gray, profile, centres, (dmin + dmax) / 2))
+    return model.classify_at(gray, profile, centres, (dmin + dmax) / 2)  # with its centre check
 
 
 def likely_leaning(guess: PoseGuess, dcfg: DiceConfig = DICE) -> bool:

@@ -54,7 +54,7 @@ Training and inference share :func:`pose_patch` and :func:`normalise_pose`.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +85,21 @@ the camera's direction: the same pose; the training's flip) and the two readings
 called flat (P(flat) >= ``DiceConfig.flat_min_probability``) is read once.  Seen sets 901550-901649:
 132 of 456 cocked dice called cocked instead of 108, 0 of 1339 flat (the sum rule at thresholds tuned
 each way on the pose renders' validation slice); only such dice cost a second run."""
+CENTRE_CHECK_ABOVE = 0.9
+"""The centre check (:meth:`PoseClassifier.classify_at`): a die whose deciding head gives P(leaning) +
+P(on the other die) at least this (below every cocked threshold of ``DiceConfig``) is read again at
+its centre moved ``CENTRE_CHECK_EDGES`` die edges away from the camera."""
+CENTRE_CHECK_EDGES = 0.6
+"""How far the centre check moves a die's centre away from the camera (die edges): where the top of a
+flat die is when the die stage read its side face toward the camera (its found centre 0.8-0.9 edges
+toward the camera: 901685_2, 901717_5 of the seen pose renders)."""
+CENTRE_CHECK_MIN_UP = 0.1
+"""A die the deciding head calls cocked is called so only when its moved reading's P(leaning) + P(on
+the other die) is at least this; else it is unsure.  Seen pose renders 901650-901799 (2042 flat, 751
+cocked dice found): of the 313 cocked dice at P(up) >= 0.97 the lowest moved reading is 0.184 (then
+0.392), of the 10 flat dice at P(up) >= 0.9 one reads 0.034 there (901685_2, a flat 5 whose side face
+the die stage read, P(up) 0.9905: called cocked at the committed 0.98514), the others 0.90-0.998
+(centred dice the head misreads: the check leaves them)."""
 GATE_OUTPUT = "gate_logits"
 """The second output of a two-head pose model: the v2 model's logits (its P(flat) feeds the face check)."""
 """The v2 model read the planes 0.5-2 edges only, without the view plane."""
@@ -114,6 +129,9 @@ class PoseGuess:
     cocked: float
     on_die: float
     gate: tuple[float, float, float] | None = None
+    moved_up: float | None = None
+    """The centre check's P(leaning) + P(on the other die) at the centre moved away from the camera
+    (:meth:`PoseClassifier.classify_at`), None when the die was not checked."""
 
     @property
     def face_flat(self) -> float:
@@ -130,12 +148,15 @@ def pose_call(g: PoseGuess, dcfg: DiceConfig) -> tuple[bool | None, float, bool,
     other back), or, when the two are one pooled threshold, their sum reaches it (the pooled rule's own
     test: its threshold is tuned on the flat dice's sum; seen sets 901550-901649: 132 of 456 cocked dice called cocked
     instead of 123, 0 of 1339 flat), flat when P(flat) reaches ``flat_min_probability``, else None
-    (unsure).  The fourth
-    value is :attr:`PoseGuess.face_flat` (the face-check head's P(flat) of a two-head model)."""
+    (unsure).  A die the centre check read again (:attr:`PoseGuess.moved_up`) is called cocked only
+    when that reading's P(up) is at least ``CENTRE_CHECK_MIN_UP`` (else unsure: its found centre may be
+    off its top).  The fourth value is :attr:`PoseGuess.face_flat` (the face-check head's P(flat) of a
+    two-head model)."""
     face_flat = g.face_flat
     up = g.cocked + g.on_die
-    if (g.cocked >= dcfg.leaning_min_probability or g.on_die >= dcfg.on_die_call_min_probability
-            or (dcfg.leaning_min_probability == dcfg.on_die_call_min_probability and up >= dcfg.leaning_min_probability)):
+    if ((g.cocked >= dcfg.leaning_min_probability or g.on_die >= dcfg.on_die_call_min_probability
+            or (dcfg.leaning_min_probability == dcfg.on_die_call_min_probability and up >= dcfg.leaning_min_probability))
+            and (g.moved_up is None or g.moved_up >= CENTRE_CHECK_MIN_UP)):
         return (True, up, g.on_die >= dcfg.on_die_min_probability, face_flat)
     if g.flat >= dcfg.flat_min_probability:
         return (False, g.flat, False, face_flat)
@@ -274,6 +295,32 @@ class PoseClassifier:
         q = softmax(np.asarray(outs[self._gate], np.float32))
         return [PoseGuess(float(a), float(b), float(c), (float(d), float(e), float(f)))
                 for (a, b, c), (d, e, f) in zip(p, q, strict=True)]
+
+
+    def classify_at(self, gray: npt.NDArray[Any], profile: Any, centres: list[tuple[float, float]],
+                    edge_mm: float) -> list[PoseGuess]:
+        """:meth:`classify` of the patches at ``centres`` (board mm), with the centre check: each die whose
+        P(leaning) + P(on the other die) is at least ``CENTRE_CHECK_ABOVE`` is read again at its centre
+        moved ``CENTRE_CHECK_EDGES`` die edges away from the camera (:attr:`PoseGuess.moved_up`; the
+        call, :func:`pose_call`).  A flat die whose side face the die stage read has its found centre
+        toward the camera, where the patch shows a top face pushed off the middle; its top is read flat
+        at the moved centre, a cocked die's stays cocked.  Only such dice cost a second run."""
+        if not centres:
+            return []
+        cam = camera_centre(profile)
+        gs = self.classify(pose_patches(gray, profile, centres, edge_mm, cam))
+        todo = [i for i, g in enumerate(gs) if g.cocked + g.on_die >= CENTRE_CHECK_ABOVE]
+        if not todo:
+            return gs
+        c = np.asarray([centres[i] for i in todo], np.float64)
+        d = cam[None, :2] - c
+        v = d / np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-6)[:, None]
+        moved = c - CENTRE_CHECK_EDGES * edge_mm * v
+        again = self.classify(pose_patches(gray, profile, [(float(x), float(y)) for x, y in moved], edge_mm, cam))
+        out = list(gs)
+        for i, m in zip(todo, again, strict=True):
+            out[i] = replace(gs[i], moved_up=m.cocked + m.on_die)
+        return out
 
 
 _POSE: PoseClassifier | None = None

@@ -513,7 +513,7 @@ def pose_rows(folder: Path, seeds: range, *, limit: int | None = None, log: Any 
     from vision.dice.board import DiceSearch, pose_of, read_dice
     from vision.dice.classify import FaceClassifier
     from vision.dice.evaluate import match
-    from vision.dice.pose import pose_classifier, pose_patch
+    from vision.dice.pose import pose_classifier
     from vision.preprocess import to_gray
     from vision.training.rendered import profile_for
 
@@ -544,7 +544,7 @@ def pose_rows(folder: Path, seeds: range, *, limit: int | None = None, log: Any 
         for i, (die, j) in enumerate(zip(truth["dice"], m, strict=True)):
             face_c = pose_centres(die, prof, edge)[1]
             pts = [face_c] + ([found[j].center_mm] if j is not None else [])
-            gs = model.classify([pose_patch(gray, prof, c, edge) for c in pts])
+            gs = model.classify_at(gray, prof, pts, edge)  # with the centre check, as pose_of reads
             rows.append({
                 "frame": png.stem, "scheme": truth["board"]["scheme"], "camera_tilt": float(truth["camera"]["tilt_deg"]),
                 "label": label_of(die), "tilt": float(die["tilt_deg"]),
@@ -553,6 +553,7 @@ def pose_rows(folder: Path, seeds: range, *, limit: int | None = None, log: Any 
                 "at_found": [gs[1].flat, gs[1].cocked, gs[1].on_die] if j is not None else None,
                 "at_face_gate": list(gs[0].gate) if gs[0].gate is not None else None,
                 "at_found_gate": list(gs[1].gate) if j is not None and gs[1].gate is not None else None,
+                "at_face_moved_up": gs[0].moved_up, "at_found_moved_up": gs[1].moved_up if j is not None else None,
                 "pose_ms": ms if i == 0 else None, "pose_cpu_ms": cpu if i == 0 else None, "dice_found": len(found),
             })
         if (k + 1) % 50 == 0:
@@ -566,7 +567,7 @@ def probs(r: dict[str, Any], where: str) -> list[float] | None:
     return None if p is None else [float(v) for v in p]
 
 
-def call(p: list[float], th: dict[str, float]) -> bool | None:
+def call(p: list[float], th: dict[str, float], moved_up: float | None = None) -> bool | None:
     """The pose stage's decision (:func:`vision.dice.pose.pose_call`) on (P(flat), P(cocked), P(on die))
     at the thresholds ``th`` (:class:`vision.dice.config.DiceConfig`
     field names): True cocked, False flat, None unsure."""
@@ -575,7 +576,7 @@ def call(p: list[float], th: dict[str, float]) -> bool | None:
 
     d = DiceConfig(leaning_min_probability=th["leaning_min_probability"], flat_min_probability=th["flat_min_probability"],
                    on_die_call_min_probability=th["on_die_call_min_probability"], on_die_min_probability=th["on_die_min_probability"])
-    return pose_call(PoseGuess(p[0], p[1], p[2]), d)[0]
+    return pose_call(PoseGuess(p[0], p[1], p[2], moved_up=moved_up), d)[0]
 
 
 def config_thresholds(d: Any) -> dict[str, float]:
@@ -606,7 +607,7 @@ def tally(rows: list[dict[str, Any]], th: dict[str, float], where: str = "at_fou
         if p is None:
             t["flat_not_found" if r["label"] == 0 else "cocked_not_found"] += 1
             continue
-        c = call(p, th)
+        c = call(p, th, r.get(f"{where}_moved_up"))
         on = bool(c) and p[2] >= th["on_die_min_probability"]
         if (c is True) != (r["label"] != 0) and c is not None:
             wrong.append(f"{r['frame']} {'flat' if r['label'] == 0 else r['leaning_on']} tilt {r['tilt']:.0f} "
@@ -650,14 +651,18 @@ def tune(rows: list[dict[str, Any]], where: str = "at_found", *, pooled: bool = 
     0.99709); else (``--split``) each from its own tail.  ``allow``: the share of the slice's dice a
     threshold may leave beyond it (from the (k+1)-th highest value, k = floor(``allow`` x n): one outlier
     of a large seen slice no longer sets it alone; 0: the highest)."""
+    from vision.dice.pose import CENTRE_CHECK_MIN_UP
+
     ok = [b for r in rows if not r["hidden"] and (b := probs(r, where)) is not None]
     labels = [r["label"] for r in rows if r[where] is not None and not r["hidden"]]
+    moved = [r.get(f"{where}_moved_up") for r in rows if r[where] is not None and not r["hidden"]]
+    checked_out = [m is not None and m < CENTRE_CHECK_MIN_UP for m in moved]  # the centre check keeps them uncalled
 
     def above(vals: list[float]) -> float:
         top = sorted(vals, reverse=True)[int(allow * len(vals)):] or [0.5]
         return round(min(0.9999, 1 - (1 - top[0]) / 2), 5)
 
-    flat = [p for p, y in zip(ok, labels, strict=True) if y == 0]
+    flat = [p for p, y, out in zip(ok, labels, checked_out, strict=True) if y == 0 and not out]
     lean, on = (above([p[1] + p[2] for p in flat]),) * 2 if pooled else (above([p[1] for p in flat]), above([p[2] for p in flat]))
     return {"leaning_min_probability": lean, "on_die_call_min_probability": on,
             "flat_min_probability": above([p[0] for p, y in zip(ok, labels, strict=True) if y != 0]),

@@ -116,6 +116,15 @@ class CubeConfig:
     needs only this probability (``min_confidence`` for any other face or place).  Chosen on the
     seen sets (900040-900339, cube sets 700000-700039, 710000-710019, 715000-715099, where middle
     cubes show any face): it adds 3 right reads of 900040-900339 and no wrong one."""
+    deeper_candidates: int = 12
+    deeper_per_place: int = 8
+    """When none of the ``model_candidates`` windows the full judgement reads looks like a cube
+    (``min_cube_probability``), the first ``deeper_candidates`` windows of a search keeping
+    ``deeper_per_place`` a place are judged too (:func:`_deeper_windows`; 0: never).  Session 11:
+    a cube among checkers on the bar can be the fifth most contrasted window there (900443, a 64 in
+    the middle read 1.0 cube-like only as the bar's fifth window), and the reading was then unsure.
+    The deeper windows join the judgement only when one of them looks like a cube
+    (``min_cube_probability``): every other frame is read as before."""
     look_alike_faces: tuple[int, ...] = (2, 8, 16, 32)
     look_alike_confidence: float = 0.95
     """A read of 2 or 8 (or 16 or 32) needs this probability: on a small or blurred cube the two
@@ -768,6 +777,14 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
         p = numeral.cube_probabilities(numeral.patches(image, profile, top + probes))
         if probes:
             probe_probs[id(top[0])] = p[len(top):]
+        p = p[: len(top)]
+        if cfg.deeper_candidates > len(top) and 1.0 - float(p[:, 0].min()) < cfg.min_cube_probability:
+            # no judged window looks like a cube: judge the next windows of each place (a cube
+            # among checkers on the bar may be only the fifth most contrasted window there)
+            more_found, more = _deeper_windows(image, sampler, cfg, as_found, refine, realign)
+            pm = numeral.cube_probabilities(numeral.patches(image, profile, more)) if more else p[:0]
+            if len(pm) and 1.0 - float(pm[:, 0].min()) >= cfg.min_cube_probability:
+                top, as_found, p = top + more, as_found + more_found, np.concatenate([p, pm])
         order = sorted(range(len(top)), key=lambda i: float(p[i, 0]))
         reads = [(top[i], numeral.decide(p[i])) for i in order]
     else:
@@ -814,6 +831,20 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
     rotation = rotation_of(turned_from, nr.quarter_turns) if face is not None else blob.rotation_deg
     return CubeReading(face, round(nr.confidence if face is not None else 0.0, 4), pos, round(rotation, 1),
                        round(pconf, 4))
+
+
+def _deeper_windows(image: npt.NDArray[Any], sampler: CubeSampler, cfg: CubeConfig, judged: list[CubeBlob],
+                    refine: bool, realign: bool) -> tuple[list[CubeBlob], list[CubeBlob]]:
+    """The windows of :func:`find_cube_candidates` with ``deeper_per_place`` a place, the first
+    ``deeper_candidates``, that ``judged`` (windows as found) does not hold: as found, and re-centred
+    when ``refine`` (the same windows otherwise)."""
+    deeper = find_cube_candidates(image, sampler, replace(cfg, candidates_per_place=cfg.deeper_per_place),
+                                  limit=cfg.deeper_candidates)
+    seen = {b.center_mm for b in judged}
+    more_found = [b for b in deeper if b.center_mm not in seen]
+    if not refine or not more_found:
+        return more_found, more_found
+    return more_found, refine_blobs(image, sampler.profile, more_found, cfg.refine_reach, realign=realign)
 
 
 def _crops_in_place(image: npt.NDArray[Any], sampler: CubeSampler, window: CubeBlob, numeral: CubeNumeral,

@@ -180,3 +180,13 @@ class CalibrationConfig:
     """Consecutive failing checks before declaring the board moved (hands cross the rail briefly)."""
     track_search_px: float = 90.0
     """How far (px) a re-fit searches for the moved outline."""
+
+    def __post_init__(self) -> None:
+        for name in (self.polish_line_weight, *self.polish_weighted_restarts):
+            if name is not None and name not in LINE_WEIGHTS:
+                raise ValueError(f"line weight {name!r} (polish_line_weight / polish_weighted_restarts): expected one of "
+                                 f"{', '.join(LINE_WEIGHTS)}")
+
+
+LINE_WEIGHTS = ("contrast", "scatter")
+"""The names :func:`calibration.model.fit_pose` ``line_weight`` knows."""

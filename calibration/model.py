@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.camera import CameraModel
+from calibration.config import LINE_WEIGHTS
 from calibration.errors import BoardNotFound
 from vision.geometry import BoardLayout, BoardSpec
 
@@ -367,8 +368,8 @@ def fit_pose(
     squared ratio of the overall robust spread to the line's own (capped at 1), so a faint or noisy line
     (a shadowed outer edge, green felt's rims) pulls the fit less than a crisp one.
     """
-    if line_weight not in (None, "contrast", "scatter"):
-        raise ValueError(f"line_weight {line_weight!r}: expected None, 'contrast' or 'scatter'")
+    if line_weight is not None and line_weight not in LINE_WEIGHTS:
+        raise ValueError(f"line_weight {line_weight!r}: expected None or one of {', '.join(LINE_WEIGHTS)}")
     free = (camera.source == "default") if free_lens is None else free_lens
     rvec, tvec = np.asarray(rvec, np.float64).ravel(), np.asarray(tvec, np.float64).ravel()
     f_def = CameraModel.default_for_size(camera.width, camera.height).fx

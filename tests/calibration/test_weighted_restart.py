@@ -49,5 +49,14 @@ def test_a_line_weight_it_does_not_know_is_refused(scene) -> None:
     from calibration.bench import truth_profile
 
     prof = truth_profile(truth, img.shape[1], img.shape[0])
-    with pytest.raises(ValueError, match="line_weight 'contast'"):
+    with pytest.raises(ValueError, match="line_weight 'contast': expected None or one of contrast, scatter"):
         fit_pose(lab, prof.camera, truth.spec, np.asarray(prof.rvec), np.asarray(prof.tvec), line_weight="contast")
+
+
+def test_a_config_naming_an_unknown_line_weight_is_refused() -> None:
+    # the polish refits swallow a failing fit's ValueError, so a misspelt name must be refused up front
+    with pytest.raises(ValueError, match=r"line weight 'contast'.*polish_weighted_restarts"):
+        CalibrationConfig(polish_weighted_restarts=("contast",))
+    with pytest.raises(ValueError, match="line weight 'spread'"):
+        CalibrationConfig(polish_line_weight="spread")
+    assert CalibrationConfig(polish_weighted_restarts=("contrast", "scatter")).polish_line_weight is None

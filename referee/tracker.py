@@ -765,6 +765,15 @@ def _region_in_doubt(before: Position, board: Board, label: str, alts: dict[int,
     return False
 
 
+def _moved(before: Sequence[CountReading], after: Sequence[CountReading], cfg: LikelihoodConfig) -> bool:
+    """Checkers moved between two looks: a region read surely (calibrated ``fit_p``) in one is read otherwise, at the
+    reader's ``refute_confidence`` or more, in the other."""
+    return any((a.white, a.black) != (b.white, b.black)
+               and min(a.confidence, b.confidence) >= cfg.refute_confidence
+               and max(calibrated(a, cfg), calibrated(b, cfg)) >= cfg.fit_p
+               for a, b in zip(before, after, strict=True))
+
+
 def _whole(board: Sequence[tuple[int, int]]) -> bool:
     """15 checkers a side, no point shared."""
     return (sum(w for w, _ in board) == 15 and sum(b for _, b in board) == 15
@@ -788,6 +797,7 @@ class Tracker:
         self._again = False
         self._turn_kept = False  # a play just released left whose turn it is settled (for the cube: Tracker._cube)
         self._looks: list[tuple[CountReading, ...]] = []  # the looks at a held play's board (not journalled)
+        self._moved_on = False  # the looks are of a board the checkers reached after the lift, not the lifted one
         # where dice lay in the observation before this one (still, uncovered; else none): an opening die
         # is taken once it lies where it lay (it rests), never while it still rolls (not journalled)
         self._dice_before: tuple[tuple[float, float], ...] = ()
@@ -1819,7 +1829,7 @@ class Tracker:
             # play of another, and only a correction before the next throw tells them apart)
             self.state = replace(s, phase=Phase.TO_THROW, turn=turn.opponent, dice=None, dice_xy=(), guess=False,
                                  hold=(turn.letter, s.start, s.dice), hold_throw=s.guess, stale_xy=())
-            self._looks = [sc.readings]
+            self._looks, self._moved_on = [sc.readings], False
             return []
         return self._on_record(turn, s.start, roll, j, seq, t, dice_read=known, throw=s.guess)
 
@@ -1942,6 +1952,23 @@ class Tracker:
             called = self._corrected_illegal(before, dice, j, sc, seq, t)
             self._looks = [sc.readings]
             return True, called
+        if prev is not None and _moved(prev, sc.readings, cfg):
+            # checkers moved, though no region is read surely in both looks (a play completed after the dice were
+            # lifted, its checkers read at 0.5): the earlier looks are of another board; this one is judged alone
+            # (7436 s10b, frame 491: 8/7 read at 0.5 where the look at the lift read the 7 surely empty; judged on
+            # both, the lifted 2-1 bar/22* went on record for the 3-1 bar/22* 8/7, and the laws' board stayed out of
+            # step with the game for the 35 moves left).  Nothing is called on it: only a change read surely is a
+            # correction (``_corrected_illegal``)
+            mover, start, dice = s.hold
+            before = position_of(start, _side(mover))
+            if 0 not in dice:
+                _, j = self._roll_judged(before, dice, [sc.readings], open_roll=s.hold_throw)
+            else:
+                _, j = judge_throw(before, dice, [sc.readings], cfg, weak=s.weak)
+            if j.fits and not j.unplayed and j.play is not None:
+                self._looks = [sc.readings]
+                self._moved_on = True
+                return True, []
         self._looks = [*self._looks[-5:], sc.readings]
         return True, []
 
@@ -1953,8 +1980,9 @@ class Tracker:
         s = self.state
         cfg = self.config.judge
         assert s.hold is not None and cfg is not None
-        if now.kind is not JudgementKind.LEGAL or now.play is None or s.fix is not None or s.hold[1] != s.sent:
-            return []  # (a play from a board the laws do not have is never called)
+        if (now.kind is not JudgementKind.LEGAL or now.play is None or s.fix is not None or s.hold[1] != s.sent
+                or self._moved_on):
+            return []  # (a play from a board the laws do not have, or looks not of the lifted board: never called)
         roll = dice if 0 not in dice else _roll_of(now.play)
         if roll is None:
             return []
@@ -1988,7 +2016,7 @@ class Tracker:
         before = position_of(start, turn)
         # (no look kept -- the session was resumed since -- the scene at hand is the look)
         looks = self._looks or ([sc.readings] if sc is not None and sc.readings else [])
-        self._looks = []
+        self._looks, self._moved_on = [], False
         # a throw with a face unread, released by dice every one of which lies in the mover's own right-hand table:
         # his rethrow, so a board left as it stood is the throw taken back, not a dance (7298 s7a); released by the
         # opponent's throw or a board changed with no dice, the dance (or the play) stands (7317 s7b)

@@ -779,6 +779,42 @@ def _bar_play_22_18() -> tuple[Position, Position, list[BoardObservation], Track
     return laws, bad, stream, state
 
 
+def test_a_held_play_completed_after_the_lift_is_judged_on_the_looks_after_the_checkers_moved() -> None:
+    """7436 s10b (frame 491): BLACK, on the bar with 3-1 (the 3 unread), entered bar/22* and lifted his dice (a play
+    lifted early), then played 8/7.  The look at the lift read his 8 and 7 surely (two, none); the looks after read
+    them one each at 0.5 only, so no region was read surely twice, and judged on all the looks together the lifted
+    board, a legal 2-1 (bar/23/22*), went on record: the laws' board stayed out of step for the rest of the game.  A
+    region read surely in one look and otherwise at 0.5 or more in the next is checkers moved: the play is judged on
+    the looks since (3-1 bar/22* 8/7, asked).  Read as before in the later look, the 2-1 stays."""
+    white = [0] * 26
+    black = [0] * 26
+    white[3], white[6], white[8], white[13], white[24] = 1, 5, 3, 5, 1  # WHITE's blot on BLACK's 22 point
+    black[25], black[24], black[13], black[8], black[6], black[5] = 1, 1, 5, 2, 5, 1
+    laws = Position(tuple(white), tuple(black), Side.BLACK)
+    entered = after(laws, (2, 1), "bar/23/22*")  # (as a 3 alone, an incomplete 3-1)
+    done = after(laws, (3, 1), "bar/22* 8/7")
+    dice = (sure_face(die(1, Area.LEFT_TABLE, B_SPOTS[0])), unread(die(3, Area.LEFT_TABLE, B_SPOTS[1])))
+    state = TrackerState(phase=TPhase.TO_THROW, turn=Side.BLACK, board=board_of(laws), sent=board_of(laws),
+                         start=board_of(laws), game=1, move=20, cube_face=64, known=True)
+
+    def at_half(obs: BoardObservation) -> BoardObservation:  # BLACK's 8 and 7 (absolute 17, 18) read at 0.5
+        pts = list(obs.points)
+        for p in (17, 18):
+            pts[p - 1] = replace(pts[p - 1], confidence=0.5)
+        return replace(obs, points=tuple(pts), confident=False)
+
+    for later, roll in ((done, [1, 3]), (entered, [1, 2])):
+        script = Script(seq=10).show(laws, dice).show(entered, dice).show(entered)
+        n = len(script.out)
+        script.show(later).show(later, thrown(Side.WHITE, 2, 1))
+        stream = [at_half(o) if i >= n else o for i, o in enumerate(script.out)]
+        tr = Tracker(REAL, state)
+        out = [e for o in stream for e in tr.feed(o)]
+        throws = [e for e in out if isinstance(e.event, DiceThrown) and e.event.player is Side.BLACK]
+        assert len(throws) == 1 and sorted(throws[0].event.values) == roll, [e.note for e in out]
+        assert not any(e.note.startswith("only an illegal play") for e in out)
+
+
 def test_an_illegal_play_is_called_when_every_alternative_in_doubt_names_it_the_same() -> None:
     """The region test (session 7) asked every call with a count in doubt where the opponent might hold a point
     or a blot, anywhere: s5g lost 17 catches called from a board that matched the game, blocked by an alternative

@@ -44,8 +44,9 @@ STACK_HAND = len(STACK_CLASSES) - 1
 CONTRADICTION_SLOT_MIN = 0.05
 """A point whose slots contradict every stack is read by the stack model (:func:`combine`,
 ``contradiction_min``) only where the slot decoder's own posterior of that count is at least this: the
-slots may be confused, but two models that rule each other's count out leave the point unread (on the
-seen frames the lowest such posterior of a rescued point was 0.106: a black 2 on dark-on-dark read white)."""
+slots may be confused, but two models that rule each other's count out leave the point unread (on seen
+900040-900339 the lowest slot posterior of a right joint count was 0.106: a black 2 on dark-on-dark read
+white; on 900340-900579 0.045, with the stack model at 0.90)."""
 STACK_MODEL = Path(os.environ.get("BGREF_STACK_MODEL") or Path(__file__).resolve().parent / "models" / "checker_stack.onnx")
 """The stack model; ``BGREF_STACK_MODEL`` points at another one (evaluating a candidate)."""
 

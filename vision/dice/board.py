@@ -500,7 +500,9 @@ def read_dice(
         owner = owner_of(die_colour(image, c), dcfg) if dcfg.white_dice_bgr is not None else None
         need = face_needed(p_flat, config, dcfg)
         leaning = cocked is True and not on_die  # a die on the other die lies flat on it: its top is level
-        face = g.face if g.probability >= need and (dcfg.cocked_face or not leaning) and j not in sides | doubt else None
+        turns_only = g.by_turns and p_flat < dcfg.top_unanimous_min_flat  # a face at the bar needs a flat die
+        face = (g.face if g.probability >= need and (dcfg.cocked_face or not leaning) and j not in sides | doubt
+                and not turns_only else None)
         out.append(DieReading(
             face=face, face_confidence=round(g.probability, 4), cocked=cocked, cocked_confidence=round(cconf, 4),
             area=layout.area_of(x, y), boundary_mm=round(float(layout.distance_to_boundary_mm(x, y)), 2),

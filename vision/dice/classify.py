@@ -37,6 +37,9 @@ class FaceGuess:
     face: int
     probability: float
     not_die: float
+    by_turns: bool = False
+    """The face stands only because every turn of the check read it (``DiceConfig.top_unanimous_*``):
+    its probability is the bar's, not the model's."""
 
     @property
     def doubt(self) -> float:

@@ -273,6 +273,28 @@ class DiceConfig:
     patch reads per checked die: the dice stage ~0.6 ms CPU faster at 720p."""
     top_min_probability: float = 0.9
     """A rectified reading's face probability below this makes the face unsure ..."""
+    top_unanimous_min_mean: float = 0.7
+    """... unless every one of its turns (``top_check_views``) reads the same face, none below
+    ``top_unanimous_min_view``, their mean at least this, and the grid agreed: then the face stands
+    at ``top_min_probability`` (the bar, below the referee's call bar; ``FaceGuess.by_turns``), on a
+    sure die (``top_unanimous_max_notdie``) the pose model finds flat (``top_unanimous_min_flat``;
+    1.01: off).  Session 10: 17 flat dice of seen 900040-900339 read the right face in every view
+    but their turns' mean stayed at 0.69-0.899.  Session 11, dice stage alone, right / wrong /
+    unsure / missed / false, off -> on: seen 900040-900339 487/0/66/47/1 -> 497/0/56/47/1, seen
+    900340-900579 393/0/41/46/0 -> 397/0/37/46/0; pose renders (faces of found dice right / wrong /
+    unsure) 901650-901699 682/3/230 -> 694/3/218, 901850-901889 588/1/165 -> at most 599/1/154 (the
+    same wrong faces).  Without the flat bar (0.5): 901665_5, a 3 leaning 39 deg on the other die
+    (face-check P(flat) 0.54), read 1 (turns 0.88, 0.89, 0.87, 0.57); without the sure-die bar
+    900147, a flat 5 at P(not a die) 0.05-0.12, was found and read 4; mean 0.5 with no view bar:
+    900449 a flat 6 read 3."""
+    top_unanimous_min_view: float = 0.5
+    """See ``top_unanimous_min_mean`` (0.6 instead: 496 and 395 right on the two seen slices)."""
+    top_unanimous_max_notdie: float = 0.05
+    """See ``top_unanimous_min_mean``: only a reading this sure it is a die (P(not a die) below;
+    ``top_notdie_max``) ..."""
+    top_unanimous_min_flat: float = 0.7
+    """... and only on a die the pose model's face-check head finds flat at least this likely
+    (``pose.PoseGuess.face_flat``)."""
     top_tta_final: bool = True
     """... read (for a re-read candidate) on the chosen square in its turns (``top_check_views``), which must
     agree with the single reading.  Tuning seeds 900000-900039 + 901000-901159 (400 dice): single

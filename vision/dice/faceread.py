@@ -136,25 +136,36 @@ def read_top_faces(gray: npt.NDArray[Any], profile: Any, centres: npt.NDArray[An
         # reading's (as before the check: the check decides the face, not whether it is a die;
         # with the 8-turn value, 3 more of 280 dice of 900400-900539 were lost)
         tt = (_check_readings(model, [(i, dx, dy) for i, (dx, dy), _, _ in check], square, raw, early, views)
-              if dcfg.top_tta_final else [out[i] for i, _, _, _ in check])
-        for (i, _, agree, moved), t in zip(check, tt, strict=True):
+              if dcfg.top_tta_final else [(out[i], 0.0) for i, _, _, _ in check])
+        for (i, _, agree, moved), (t, least) in zip(check, tt, strict=True):
             ok = agree and t.face == out[i].face and t.probability >= dcfg.top_min_probability
             nd = t.not_die if moved else out[i].not_die
-            out[i] = FaceGuess(t.face, t.probability if ok else min(t.probability, 0.5), nd)
+            # every turn reads the face (none below ``top_unanimous_min_view``) of a sure die: it
+            # stands at the bar
+            whole = (agree and t.face == out[i].face and t.probability >= dcfg.top_unanimous_min_mean
+                     and least >= dcfg.top_unanimous_min_view and nd < dcfg.top_unanimous_max_notdie)
+            p = t.probability if ok else max(t.probability, dcfg.top_min_probability) if whole else min(t.probability, 0.5)
+            out[i] = FaceGuess(t.face, p, nd, whole and not ok)
     return mm, out
 
 
 def _check_readings(model: FaceClassifier, keys: list[tuple[int, int, int]],
                     square: Callable[[int, int, int], npt.NDArray[Any]],
                     raw: dict[tuple[int, int, int], npt.NDArray[np.float32]],
-                    early: dict[tuple[int, int, int], npt.NDArray[np.float32]], views: tuple[int, ...]) -> list[FaceGuess]:
+                    early: dict[tuple[int, int, int], npt.NDArray[np.float32]],
+                    views: tuple[int, ...]) -> list[tuple[FaceGuess, float]]:
     """The turned check (``DiceConfig.top_check_views``) of the slices ``keys`` (candidate, dx, dy): the mean of their probabilities in
     ``views`` (as ``FaceClassifier.classify_patches(tta=True, views=views)``), the unturned view (0)
     taken from ``raw`` (the slice's earlier unturned reading) instead of read again (1 of 8 model
     reads saved) and the turned views of a slice in ``early`` (read with the grid) from there: the
-    same numbers (to the model's float rounding across batches)."""
+    same numbers (to the model's float rounding across batches).  With each reading, the least
+    probability any one view gives its face when every view reads that face (0.0 when a view reads
+    another face, or when ``model`` only gives the mean)."""
+    if not isinstance(model, FaceClassifier):  # a stand-in that only classifies (tests)
+        return [(g, 0.0) for g in model.classify_patches([square(*k) for k in keys], tta=True, views=views)]
     if 0 not in views or not all(k in raw for k in keys):
-        return model.classify_patches([square(*k) for k in keys], tta=True, views=views)
+        vp = model.view_probabilities([square(*k) for k in keys], views).transpose(1, 0, 2)
+        return [_turns_reading(p) for p in vp]
     rest = tuple(v for v in views if v != 0)
     todo = [k for k in keys if k not in early]
     if todo and rest:
@@ -162,9 +173,17 @@ def _check_readings(model: FaceClassifier, keys: list[tuple[int, int, int]],
     out = []
     for k in keys:
         turned = iter(early[k] if rest else ())
-        probs = np.stack([raw[k] if v == 0 else next(turned) for v in views])
-        out.append(face_guess(probs.mean(axis=0)))
+        out.append(_turns_reading(np.stack([raw[k] if v == 0 else next(turned) for v in views])))
     return out
+
+
+def _turns_reading(probs: npt.NDArray[np.float32]) -> tuple[FaceGuess, float]:
+    """The reading of one slice's (views, 7) probabilities: their mean's, and the least face
+    probability one view gives the mean's face when every view reads it (0.0 when one does not)."""
+    g = face_guess(probs.mean(axis=0))
+    views = [face_guess(p) for p in probs]
+    least = min(v.probability for v in views) if all(v.face == g.face for v in views) else 0.0
+    return g, least
 
 
 def _vote_share(g: list[FaceGuess], face: int, vote_notdie: float) -> float:

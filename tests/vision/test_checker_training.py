@@ -89,3 +89,32 @@ def test_a_stack_fine_tune_names_its_scene_seeds_and_refuses_bad_ones(tmp_path, 
     assert not (tmp_path / "m.onnx").exists()
     with pytest.raises(SystemExit):
         stacks.main(["render", "900000", "900010"])  # evaluation seeds are never training renders
+
+
+def test_a_render_enters_the_cache_whole(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``write_frame`` writes the PNG and the truth under temporary names (which no cache glob matches)
+    and renames them: while it writes, the final files do not exist yet; afterwards they read back and
+    no temporary file is left; an image it cannot encode is refused naming the file, leaving nothing."""
+    import json
+
+    import cv2
+
+    from vision.training import rendered as rd
+
+    png, js = tmp_path / "900079.png", tmp_path / "900079.json"
+    img = np.random.default_rng(1).integers(0, 256, (36, 64, 3), dtype=np.uint8)
+    seen: list[tuple[bool, list[str]]] = []
+    real_write = type(png).write_bytes
+
+    def spy(self, data):  # type: ignore[no-untyped-def]
+        seen.append((png.exists(), sorted(p.name for p in tmp_path.glob("*.png")) + sorted(p.name for p in tmp_path.glob("*.json"))))
+        return real_write(self, data)
+
+    monkeypatch.setattr(type(png), "write_bytes", spy)
+    rd.write_frame(png, js, img, {"seed": 900079})
+    assert seen == [(False, [])]
+    assert np.array_equal(cv2.imread(str(png)), img) and json.loads(js.read_text()) == {"seed": 900079}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["900079.json", "900079.png"]
+    with pytest.raises(OSError, match=r"900080\.png"):
+        rd.write_frame(tmp_path / "900080.png", tmp_path / "900080.json", np.zeros((0, 0, 3), np.uint8), {})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["900079.json", "900079.png"]

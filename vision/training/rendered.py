@@ -56,10 +56,31 @@ def rendered(seed: int, width: int = 1280, height: int = 720) -> Rendered:
         scene = random_scene(seed, width=width, height=height,
                              position=stacked_position(seed) if seed in STACK_SEEDS else None)
         img, info = render(scene)
-        truth = build_truth(scene, info)
-        cv2.imwrite(str(png), img)
-        js.write_text(json.dumps(truth))
+        write_frame(png, js, img, build_truth(scene, info))
     return Rendered(seed, png, json.loads(js.read_text()))
+
+
+def write_frame(png: Path, js: Path, img: np.ndarray, truth: dict[str, Any]) -> None:
+    """Write one render and its truth into the cache, each to a temporary name in the same folder first
+    and then renamed: a process reading the cache meanwhile (several evaluations render the same seeds
+    at once) finds either no frame or a whole one, never a half-written PNG (session 11: "cannot read
+    .../900079.png" while another process was writing it)."""
+    tag = f".tmp{os.getpid()}"  # no .png / .json ending: the cache's globs never see a temporary file
+    tmp_png, tmp_js = png.with_name(png.name + tag), js.with_name(js.name + tag)
+    try:
+        try:
+            ok, buf = cv2.imencode(png.suffix, img)
+        except cv2.error as e:
+            raise OSError(f"could not encode the render {png}: {e}") from e
+        if not ok:
+            raise OSError(f"could not encode the render {png} ({png.suffix})")
+        tmp_png.write_bytes(buf.tobytes())
+        tmp_js.write_text(json.dumps(truth))
+        os.replace(tmp_png, png)
+        os.replace(tmp_js, js)
+    finally:
+        tmp_png.unlink(missing_ok=True)
+        tmp_js.unlink(missing_ok=True)
 
 
 def stacked_position(seed: int) -> Any:
@@ -177,8 +198,7 @@ def render_positions(d: Path, seed: int, n: int, scene_of: Callable[[int], tuple
         if not (png.is_file() and js.is_file()):
             scene, noise = scene_of(i)
             img, info = render(scene, sensor=Sensor(noise))
-            cv2.imwrite(str(png), img)
-            js.write_text(json.dumps(build_truth(scene, info)))
+            write_frame(png, js, img, build_truth(scene, info))
         out.append(png)
     return out
 

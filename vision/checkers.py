@@ -646,7 +646,8 @@ def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountRea
     would make it add up, and every point of that colour holding a full row or more (``full_row``
     checkers: its typical error is a missed or phantom second layer even where the decoder lists no
     alternative), is capped at ``TRAY_DOUBT``; a board that is off with no such region stays as read
-    (a checker is off the board: a hit not put on the bar)."""
+    (a checker is off the board: a hit not put on the bar).  Two full-row points of a colour whose
+    one-layer alternatives would cancel get no relief from each other (:func:`_layer_twin`)."""
     th = trust
     sides = (Side.WHITE, Side.BLACK)
     errs = [1.0 - r.confidence for r in readings]
@@ -683,6 +684,8 @@ def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountRea
             # how likely another reading (a region or the tray) is wrong the other way
             other = max((comp.against(i, sd, _count(w, b, sd) - _count(r.white, r.black, sd)) for sd in holds
                          if comp is not None and _count(w, b, sd) != _count(r.white, r.black, sd)), default=None)
+            if other is not None and _layer_twin(readings, i, (w, b), holds, full_row):
+                other = 1.0  # two full rows whose layer errors would cancel: not independent, no relief
             if other is not None and other < 1.0:
                 relief += p * (1.0 - other)
                 p = round(p * other, 6)
@@ -690,6 +693,28 @@ def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountRea
                 alts.append((w, b, p))
         out.append(CountReading(r.white, r.black, round(1.0 - max(0.0, err - relief), 4), tuple(alts)))
     return tuple(out)
+
+
+def _layer_twin(readings: tuple[CountReading, ...], i: int, alt: tuple[int, int], sides: dict[Side, float],
+                full_row: int | None) -> bool:
+    """Is region ``i`` (a point holding a full row or more) read one layer off by alternative ``alt``
+    exactly where another full-row point of that colour lists the opposite shift?  The two models'
+    layer errors on one frame (one camera angle, one light) are not independent: such a pair must not
+    confirm each other through the totals (session 11, 903331: a white 5 read 6 and a white 6 read 5,
+    each unsure alone, confirmed each other at 0.9992-0.9993).  ``sides``: the colours whose totals
+    hold."""
+    if full_row is None or i >= 24:
+        return False
+    r = readings[i]
+    for sd in sides:
+        d = _count(*alt, sd) - _count(r.white, r.black, sd)
+        if not d or _count(r.white, r.black, sd) < full_row:
+            continue
+        for j, o in enumerate(readings[:24]):
+            if j != i and _count(o.white, o.black, sd) >= full_row and any(
+                    _count(w, b, sd) - _count(o.white, o.black, sd) == -d for w, b, _ in o.alternatives):
+                return True
+    return False
 
 
 class _Compensations:

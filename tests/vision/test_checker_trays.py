@@ -259,3 +259,26 @@ def test_a_tray_is_confirmed_by_the_readings_that_could_not_make_up_for_it() -> 
     probs[0, 11], probs[0, 9] = 0.0, 0.04
     board[0] = CountReading(5, 0, 1e-4, ((6, 0, 0.9999),))
     assert tray_readings(probs, (5, 15), tuple(board))[0].confidence < 0.99
+
+
+def test_two_full_rows_whose_layer_errors_would_cancel_do_not_confirm_each_other() -> None:
+    """Seen on 903331: a white 5 read 6 (alternative 5) and a white 6 read 5 (alternative 6), each unsure
+    alone; the totals add up either way, so each one's alternative "needs" the other's error, and both
+    were read at 0.999.  Two layer errors on one frame are not independent: neither is relieved by the
+    other.  A lone unsure full row, or one whose twin is of the other colour, still is."""
+    points = [(0, 0)] * 24
+    points[4], points[10], points[18] = (6, 0), (5, 0), (0, 12)
+    board = list(_board(points))
+    board[4] = CountReading(6, 0, 0.86, ((5, 0, 0.14),))
+    board[10] = CountReading(5, 0, 0.95, ((6, 0, 0.05),))
+    trays = (CountReading(4, 0, 0.99999), CountReading(0, 3, 0.99999))
+    out = totals_cross_check(tuple(board), trays, full_row=5)
+    assert out[4].confidence < 0.99 and out[10].confidence < 0.99
+    # the same two points, one of them sure: the other is a lone unsure full row, relieved as before
+    board[10] = CountReading(5, 0, 1.0)
+    out = totals_cross_check(tuple(board), trays, full_row=5)
+    assert out[4].confidence >= 0.99 and out[10].confidence == 1.0
+    # a black twin does not count against a white full row
+    board[10], board[18] = CountReading(5, 0, 1.0), CountReading(0, 12, 0.95, ((0, 11, 0.05),))
+    out = totals_cross_check(tuple(board), trays, full_row=5)
+    assert out[4].confidence >= 0.99

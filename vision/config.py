@@ -117,11 +117,13 @@ class VisionConfig:
     0.5 a 6-stack read as 5 (stack model 0.61 for 5) reached 0.947 (0.989 at power 1); 0.7 leaves
     the highest wrong region at 0.80 (boards exact and confident on 900040-900579 345 of 446, 350 at
     0.5; 902000-902199 120 of 166 either way; slots alone 322 and 120)."""
-    stack_contradiction_min: float = 0.99
+    stack_contradiction_min: float = 1.01
     """A point whose slots' own best classes contradict every stack (a die on the first checker read as
     "object", a gap, a dark checker's colour), no hand among them, is asked of the stack model too and
     read where it gives the joint count at least this probability (``stacks.combine``); above 1: never
-    read, as before session 11.  Seen 900040-900339: boards 200 -> 205 of 249, 0 wrong (0.9: 207)."""
+    read.  OFF: at 0.99 it read 5 more of the 249 seen random boards (200 -> 205, 0 wrong) but, on
+    rendered games, read blots as two checkers at confidence 0.99-1.0 (game 7409: 730 wrong region-frames
+    on 13 points, 0 with it off; a played checker does not sit where a placed one does)."""
 
     hand_free_max: float = 0.01
     """The whole-frame hand model (``vision.hands``, ``checker_hand.onnx``: is a hand or an arm anywhere

@@ -263,10 +263,11 @@ def test_contradictory_slots_are_read_where_the_stack_model_is_sure() -> None:
             return np.stack([_stack(0, 3, p) if q == 8 else _stack(0, 0) for q in points])
         return probs_of
 
-    r = counts_from_slot_probs(SLOTS, probs, stack_probs=stack(0.999)).points[7]  # type: ignore[arg-type]
+    on = VisionConfig(stack_contradiction_min=0.99)  # off by default (tests/vision/test_game_blots.py)
+    r = counts_from_slot_probs(SLOTS, probs, stack_probs=stack(0.999), stack_config=on).points[7]  # type: ignore[arg-type]
     assert asked == [[8]]
     assert (r.white, r.black) == (0, 3) and r.confidence >= 0.99
-    unsure = counts_from_slot_probs(SLOTS, probs, stack_probs=stack(0.9)).points[7]  # type: ignore[arg-type]
+    unsure = counts_from_slot_probs(SLOTS, probs, stack_probs=stack(0.9), stack_config=on).points[7]  # type: ignore[arg-type]
     assert (unsure.white, unsure.black) == (0, 3) and unsure.confidence == 0.0
     asked.clear()
     off = counts_from_slot_probs(SLOTS, probs, stack_probs=stack(0.999),  # type: ignore[arg-type]
@@ -282,12 +283,13 @@ def test_contradictory_slots_stay_unread_where_the_models_rule_each_other_out_or
     from vision.stacks import CONTRADICTION_SLOT_MIN
 
     probs = _die_on_a_black_three()
-    four = counts_from_slot_probs(SLOTS, probs, stack_probs=lambda pts: np.stack(
+    on = VisionConfig(stack_contradiction_min=0.99)
+    four = counts_from_slot_probs(SLOTS, probs, stack_config=on, stack_probs=lambda pts: np.stack(
         [_stack(0, 4) if q == 8 else _stack(0, 0) for q in pts])).points[7]
     assert four.confidence == 0.0 and 0.0 < CONTRADICTION_SLOT_MIN < 0.106
     k1 = next(i for i, s in enumerate(SLOTS) if s.region == "p8" and s.index == 1)
     probs[k1] = 0.0
     probs[k1, HAND], probs[k1, 4] = 0.6, 0.4  # "hand" 0.6, black x1 0.4
-    hand = counts_from_slot_probs(SLOTS, probs, hand_max=0.5, stack_probs=lambda pts: np.stack(
+    hand = counts_from_slot_probs(SLOTS, probs, hand_max=0.5, stack_config=on, stack_probs=lambda pts: np.stack(
         [_stack(0, 3) if q == 8 else _stack(0, 0) for q in pts])).points[7]
     assert hand.confidence == 0.0

@@ -45,8 +45,8 @@ from vision.geometry import Seating
 from vision.observation import BoardObservation
 from vision.sim.game import GameDirector, GameScript, PlayedMove, Seeded, Timing
 
-__all__ = ["GameFigures", "RecordedFrame", "RecordedGame", "cache_dir", "figures", "fit_bins", "load_game",
-           "parse_seeds", "record_game", "replay_game", "save_game"]
+__all__ = ["GameFigures", "Misreads", "RecordedFrame", "RecordedGame", "cache_dir", "figures", "fit_bins",
+           "load_game", "misreads", "parse_seeds", "record_game", "replay_game", "save_game"]
 
 FPS = 30.0  # the frame rate the latencies are quoted at (rendered games are paced in frames)
 
@@ -351,6 +351,59 @@ def _print_total(t: dict[str, Any], out: Any) -> None:
     print("    " + " ".join(f"{k}={c}/{n}" for k, (n, c) in t["by_kind"].items()), file=out)
 
 
+@dataclass(frozen=True, slots=True)
+class Misreads:
+    """What the reader read surely and wrongly on a recorded game's still frames (vision's own figure on game
+    frames: a played checker does not sit where a random scene places one, so an evaluation on random scenes
+    can miss what a game shows).  Regions and dice seen on still frames with nothing covered, against the truth."""
+
+    seed: int
+    frames: int  # still frames looked at
+    regions_sure: int  # region readings at or above the confidence threshold
+    regions_wrong: int  # ... that differ from the truth
+    worst: tuple[tuple[str, tuple[int, int], tuple[int, int], int], ...]  # (region, truth, read, frames), most first
+    faces_sure: int  # dice matched to a true die (centres within 10 mm) with a face read at the threshold
+    faces_wrong: int
+    flat_called_cocked: int  # dice called cocked that lie flat
+
+    def line(self) -> str:
+        worst = ", ".join(f"{r} {t}->{x} x{n}" for r, t, x, n in self.worst[:3]) or "-"
+        return (f"{self.seed}: {self.frames} still frames; regions wrong {self.regions_wrong}/{self.regions_sure} sure; "
+                f"faces wrong {self.faces_wrong}/{self.faces_sure} sure; flat called cocked {self.flat_called_cocked}; "
+                f"worst: {worst}")
+
+
+def misreads(rec: RecordedGame, threshold: float = 0.9) -> Misreads:
+    """Count ``rec``'s sure-but-wrong readings (regions and die faces at ``threshold`` or above) on its still frames."""
+    from collections import Counter
+
+    wrong: Counter[tuple[str, tuple[int, int], tuple[int, int]]] = Counter()
+    frames = sure = faces = faces_wrong = flat_cocked = 0
+    for f in rec.frames:
+        if not f.still or f.truth is None or not f.obs.still or f.obs.covered:
+            continue
+        frames += 1
+        truth, read = f.truth.readings(), f.obs.readings()
+        for k, tc in truth.items():
+            r = read[k]
+            if r.confidence >= threshold:
+                sure += 1
+                if (r.white, r.black) != (tc.white, tc.black):
+                    wrong[(k, (tc.white, tc.black), (r.white, r.black))] += 1
+        for d in f.obs.dice:
+            near = [t for t in f.truth.dice
+                    if (t.center_mm[0] - d.center_mm[0]) ** 2 + (t.center_mm[1] - d.center_mm[1]) ** 2 <= 100.0]
+            if not near:
+                continue
+            td = near[0]
+            if d.face is not None and d.face_confidence >= threshold:
+                faces += 1
+                faces_wrong += d.face != td.face
+            flat_cocked += bool(d.cocked) and td.cocked is False
+    worst = tuple((k, tv, rv, n) for (k, tv, rv), n in wrong.most_common())
+    return Misreads(rec.seed, frames, sure, sum(wrong.values()), worst, faces, faces_wrong, flat_cocked)
+
+
 PACE = Timing(reach=3, carry=3, place=2, retreat=3, throw=8, settle=8, lift=3, think=8, cube=6, illegal_hold=10)
 
 
@@ -387,7 +440,7 @@ def _main(argv: list[str] | None = None) -> int:
     import sys
 
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] not in ("record", "score", "-h", "--help"):
+    if args and args[0] not in ("record", "score", "misreads", "-h", "--help"):
         args.insert(0, "record")  # the earlier form: python -m referee.recorded SEED... [--tag T]
     ap = argparse.ArgumentParser(prog="python -m referee.recorded",
                                  description=f"Record rendered games read by the real models (cache: {cache_dir()}), "
@@ -395,6 +448,10 @@ def _main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     rec_p = sub.add_parser("record", help="render and read games into the cache (~70 s CPU a game)")
     score_p = sub.add_parser("score", help="referee recordings and print the figures (records missing ones first)")
+    mis_p = sub.add_parser("misreads", help="vision's sure-but-wrong readings on the recordings' still frames")
+    mis_p.add_argument("seeds", nargs="+", help="seeds: N, N-M or comma lists")
+    mis_p.add_argument("--tag", default="", help="the recordings' tag (file SEED_TAG.pkl.gz)")
+    mis_p.add_argument("--threshold", type=float, default=0.9, help="a reading at or above this counts as sure")
     for p in (rec_p, score_p):
         p.add_argument("seeds", nargs="+", help="seeds: N, N-M or comma lists")
         p.add_argument("--tag", default="", help="the recordings' tag (file SEED_TAG.pkl.gz)")
@@ -410,6 +467,19 @@ def _main(argv: list[str] | None = None) -> int:
         ap.error(str(exc))
     if a.cmd == "record":
         _record(seeds, a.tag, a.turns, not a.no_looks, sys.stdout)
+        return 0
+    if a.cmd == "misreads":
+        absent = [str(cache_path(s, a.tag)) for s in seeds if not cache_path(s, a.tag).exists()]
+        if absent:
+            print(f"not recorded: {', '.join(absent)}", file=sys.stderr)
+            return 2
+        found = [misreads(load_game(cache_path(s, a.tag)), a.threshold) for s in seeds]
+        for m in found:
+            print(m.line())
+        print(f"total: {len(found)} games, {sum(m.frames for m in found)} still frames; regions wrong "
+              f"{sum(m.regions_wrong for m in found)}/{sum(m.regions_sure for m in found)} sure; faces wrong "
+              f"{sum(m.faces_wrong for m in found)}/{sum(m.faces_sure for m in found)} sure; flat called cocked "
+              f"{sum(m.flat_called_cocked for m in found)}")
         return 0
     missing = [s for s in seeds if not cache_path(s, a.tag).exists()]
     if missing and a.no_record:

@@ -178,3 +178,40 @@ def test_a_called_and_corrected_play_is_journalled_and_replayed_on_resume(tmp_pa
     assert dc_replace(back.tracker.state, seq=state.seq, pending=state.pending,
                       pending_count=state.pending_count) == state
     back.close()
+
+
+def test_misreads_counts_sure_wrong_regions_and_faces_on_still_frames(monkeypatch: pytest.MonkeyPatch,
+                                                                      tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """``misreads`` (vision's own figure on game frames): the oracle recording has none; a blot read surely as
+    two on every still frame and a die face read surely wrong are counted, a wrong reading below the threshold
+    and any reading of a frame that is not still are not."""
+    import dataclasses
+
+    from referee.recorded import misreads
+    from vision.observation import CountReading
+
+    monkeypatch.setenv("BGREF_OBS_CACHE", str(tmp_path / "cache"))
+    rec = _oracle_recording(7101, 4)
+    clean = misreads(rec)
+    assert clean.frames > 0 and clean.regions_wrong == 0 and clean.faces_wrong == 0 and clean.regions_sure > 0
+    frames = []
+    for f in rec.frames:
+        obs = f.obs
+        if f.still:
+            pts = list(obs.points)
+            pts[23] = CountReading(pts[23].white, pts[23].black + 1, 1.0)  # point 24 read surely with one black too many
+            pts[0] = CountReading(pts[0].white + 5, 0, 0.5)  # wrong but unsure: not counted
+            dice = tuple(dataclasses.replace(d, face=d.face % 6 + 1) for d in obs.dice)
+            obs = dataclasses.replace(obs, points=tuple(pts), dice=dice)
+        frames.append(dataclasses.replace(f, obs=obs))
+    bad = dataclasses.replace(rec, frames=tuple(frames))
+    m = misreads(bad)
+    assert m.frames == clean.frames and m.regions_wrong == m.frames  # p24, once a still frame
+    assert {w[0] for w in m.worst} == {"p24"} and sum(w[3] for w in m.worst) == m.frames
+    assert m.faces_sure == clean.faces_sure > 0 and m.faces_wrong == m.faces_sure
+    save_game(bad, cache_path(7101, "m"))
+    assert _main(["misreads", "7101", "--tag", "m"]) == 0
+    out = capsys.readouterr().out
+    assert f"regions wrong {m.regions_wrong}/{m.regions_sure} sure" in out and "total: 1 games" in out
+    assert _main(["misreads", "7102", "--tag", "m"]) == 2  # not recorded: named, refused

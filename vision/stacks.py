@@ -164,7 +164,9 @@ def combine(hyps: tuple[tuple[Side, int], ...], post: npt.NDArray[np.float64], q
     them: a die on the first checker, a glare on it, a dark checker's colour): it is then read where
     the stack model's own best count is the joint one with at least that probability and the slot
     decoder gives it at least ``CONTRADICTION_SLOT_MIN``, at the lower of the joint posterior and the
-    stack model's probability (session 11: the stack model was right on all of them on the seen frames).  Defaults:
+    stack model's probability (session 11: right on all of them on the seen random scenes, but on
+    rendered games it called off-centre blots 2 at 0.99-1.0: ``VisionConfig.stack_contradiction_min``
+    is off).  Defaults:
     ``VisionConfig.stack_slot_power``, ``stack_disagree_cap`` and ``stack_agree_min``."""
     from vision.checkers import ALTERNATIVES, _alternatives
 

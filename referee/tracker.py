@@ -1941,12 +1941,7 @@ class Tracker:
                                     for i, r in enumerate(sc.readings)):
             # the board changed since the last look (a correction, or something else): a new board
             # to judge if a legal play of the held throw explains it, else the held play is released
-            mover, start, dice = s.hold
-            before = position_of(start, _side(mover))
-            if 0 not in dice:
-                _, j = self._roll_judged(before, dice, [sc.readings], open_roll=s.hold_throw)
-            else:
-                _, j = judge_throw(before, dice, [sc.readings], cfg, weak=s.weak)
+            before, dice, j = self._held_judged_alone(sc)
             if not j.fits or j.unplayed:
                 return False, []
             called = self._corrected_illegal(before, dice, j, sc, seq, t)
@@ -1959,18 +1954,27 @@ class Tracker:
             # both, the lifted 2-1 bar/22* went on record for the 3-1 bar/22* 8/7, and the laws' board stayed out of
             # step with the game for the 35 moves left).  Nothing is called on it: only a change read surely is a
             # correction (``_corrected_illegal``)
-            mover, start, dice = s.hold
-            before = position_of(start, _side(mover))
-            if 0 not in dice:
-                _, j = self._roll_judged(before, dice, [sc.readings], open_roll=s.hold_throw)
-            else:
-                _, j = judge_throw(before, dice, [sc.readings], cfg, weak=s.weak)
+            _, _, j = self._held_judged_alone(sc)
             if j.fits and not j.unplayed and j.play is not None:
                 self._looks = [sc.readings]
                 self._moved_on = True
                 return True, []
         self._looks = [*self._looks[-5:], sc.readings]
         return True, []
+
+    def _held_judged_alone(self, sc: Scene) -> tuple[Position, tuple[int, int], Judgement]:
+        """The held play's start position, its dice, and the judgement of ``sc``'s board alone (one look) as a
+        play of them (the dice read, or the roll the play implies where a face is unread)."""
+        s = self.state
+        cfg = self.config.judge
+        assert s.hold is not None and cfg is not None
+        mover, start, dice = s.hold
+        before = position_of(start, _side(mover))
+        if 0 not in dice:
+            _, j = self._roll_judged(before, dice, [sc.readings], open_roll=s.hold_throw)
+        else:
+            _, j = judge_throw(before, dice, [sc.readings], cfg, weak=s.weak)
+        return before, dice, j
 
     def _corrected_illegal(self, before: Position, dice: tuple[int, int], now: Any, sc: Scene, seq: int,
                            t: float) -> list[Emitted]:

@@ -572,6 +572,45 @@ def _patched(board: Board, sc: Scene, cfg: LikelihoodConfig) -> Board | None:
     return tuple(out)
 
 
+PATCH_OPEN_MAX = 12  # regions read otherwise, not surely, that a likeliest patch chooses between (2**12 boards)
+
+
+def _patched_likeliest(board: Board, sc: Scene, cfg: LikelihoodConfig) -> Board | None:
+    """When :func:`_patched` finds no whole board: ``board`` with the regions ``sc`` reads surely put as read and each
+    region read otherwise, not surely, either as read or as ``board`` has it -- the whole board of these the regions
+    not read surely like best, if every other is at most ``doubt_gone`` as likely (else None: no board stands out).
+
+    7433 s10b frame 1996: the laws' board 8 regions off the game's, 5 read surely otherwise; put as read they make no
+    whole board, nor do they with the 4 regions read otherwise at 0; the likeliest whole board is 2 regions off."""
+    if not sc.readings:
+        return None
+    out = list(board)
+    opened = []
+    for i, r in enumerate(sc.readings):
+        if (r.white, r.black) == board[i]:
+            continue
+        if calibrated(r, cfg) >= cfg.fit_p:
+            out[i] = (r.white, r.black)
+        else:
+            opened.append(i)
+    if out == list(board) or len(opened) > PATCH_OPEN_MAX:
+        return None
+    found: list[tuple[float, Board]] = []
+    for pick in itertools.product((False, True), repeat=len(opened)):
+        cand = list(out)
+        for i, as_read in zip(opened, pick, strict=True):
+            if as_read:
+                cand[i] = (sc.readings[i].white, sc.readings[i].black)
+        if _whole(cand):
+            found.append((sum(region_logp(sc.readings[i], cand[i], cfg) for i in opened), tuple(cand)))
+    if not found:
+        return None
+    found.sort(key=lambda x: -x[0])
+    if len(found) > 1 and found[1][0] - found[0][0] > math.log(cfg.doubt_gone):
+        return None
+    return found[0][1]
+
+
 Doubt = tuple[tuple[int, int, int, float], ...]  # TrackerState.doubt
 
 
@@ -1608,6 +1647,9 @@ class Tracker:
             # contradict it (the laws lost step with the game): then from that board, patched by what is
             # read surely (the play then resynchronises the laws, asking the players to check)
             patched = _patched(s.sent, sc, self.config.judge) if given is None else None
+            likeliest = None
+            if given is None and patched is None:
+                likeliest = patched = _patched_likeliest(s.sent, sc, self.config.judge)
             start = s.sent if given is None else given
             if given is None:  # the scene of dice just landed shows the board before the play
                 doubt = _weighed(doubt, s.sent, sc, self.config.judge)
@@ -1615,6 +1657,9 @@ class Tracker:
                 start, known = patched, False
                 # every region not read surely now may be as wrong as the ones read
                 doubt = doubt_with(doubt, patched, _read_otherwise(patched, sc, self.config.judge))
+                if likeliest is not None:  # ... and so may the laws' counts the unsure regions were put in step from
+                    unsure = {i for i, r in enumerate(sc.readings) if calibrated(r, self.config.judge) < self.config.judge.fit_p}
+                    doubt = doubt_with(doubt, patched, tuple(a for a in board_alternatives(s.sent, patched) if a[0] in unsure))
             start_sure = not guess and known and s.fix is None
         weak = tuple(int(d.face or 0) for d in dice if d.face_conf < self.config.call_face_confidence)
         self.state = replace(s, known=known, doubt=doubt, phase=Phase.PLAYING, dice=(faces[0], faces[1]), filled=False,

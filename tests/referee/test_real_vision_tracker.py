@@ -18,10 +18,13 @@ from referee.judge import LikelihoodConfig, one_face_off
 from referee.session import Session, SessionInfo, presented
 from referee.tracker import (
     Emitted,
+    Scene,
     SeenDie,
     Tracker,
     TrackerConfig,
     TrackerState,
+    _patched,
+    _patched_likeliest,
     board_of,
     infer_throw,
     pass_chance,
@@ -1131,3 +1134,58 @@ def test_dice_in_the_dancers_table_right_after_his_dance_are_held_until_lifted()
         if played:
             asked = [j.verdict.director for j in ses.judged if j.verdict.kind is VerdictKind.CHECK]
             assert any("dice-wrong-table" in a for a in asked), asked
+
+
+# 7433 s10b frame 1996 (BLACK's throw just landed): the board the laws had, 8 regions off the game's, and the 27
+# regions as read (white, black, confidence, alternatives); regions 2, 14, 19 and 23 (points 3, 15, 20, 24) are read
+# at 0
+_SENT_7433 = ((2, 0), (0, 0), (1, 0), (0, 2), (0, 1), (7, 0), (0, 0), (0, 0), (1, 0), (0, 0), (0, 0), (0, 1), (1, 0),
+              (0, 1), (0, 1), (1, 0), (1, 0), (0, 0), (0, 4), (0, 0), (0, 0), (0, 1), (0, 2), (0, 2), (1, 0), (0, 0),
+              (0, 0))
+_TRUTH_7433 = ((2, 0), (0, 0), (0, 1), (0, 2), (0, 0), (7, 0), (0, 0), (1, 0), (0, 0), (0, 0), (0, 0), (0, 1), (1, 0),
+               (0, 1), (0, 1), (1, 0), (0, 0), (0, 0), (0, 4), (2, 0), (0, 0), (0, 1), (0, 1), (0, 3), (1, 0), (0, 0),
+               (0, 0))
+_READ_7433 = ((2, 0, 1.0, ()), (0, 0, 1.0, ()), (0, 2, 0.0, ((0, 0, 0.3556),)), (0, 2, 1.0, ()),
+              (0, 0, 0.9079, ((0, 1, 0.0903), (0, 2, 0.0018))), (7, 0, 1.0, ()), (0, 0, 1.0, ()), (1, 0, 1.0, ()),
+              (0, 0, 1.0, ()), (0, 0, 1.0, ()), (0, 0, 1.0, ()), (0, 1, 1.0, ()), (1, 0, 0.9997, ()), (0, 1, 1.0, ()),
+              (0, 2, 0.0, ()), (1, 0, 1.0, ()), (0, 0, 1.0, ()), (0, 0, 1.0, ()), (0, 4, 1.0, ()), (2, 0, 0.0, ()),
+              (0, 0, 0.9797, ((0, 1, 0.0203),)), (0, 1, 1.0, ()), (0, 1, 0.9998, ()), (0, 3, 0.0, ()),
+              (1, 0, 0.9996, ()), (0, 0, 0.9974, ()), (0, 0, 0.8685, ((0, 1, 0.0128),)))
+
+
+def _scene_read(read: tuple[tuple[int, int, float, tuple[tuple[int, int, float], ...]], ...]) -> Scene:
+    rs = tuple(CountReading(w, b, c, a) for w, b, c, a in read)
+    return Scene(tuple((r.white, r.black) for r in rs), tuple(r.confidence for r in rs), False, (), None, rs)
+
+
+def test_the_laws_board_is_put_in_step_with_the_likeliest_whole_board_when_the_sure_regions_make_none() -> None:
+    """7433 s10b frame 1996: the laws' board had left the game (8 regions off).  Five regions were read surely
+    otherwise, but put as read they leave the board short, and every region read otherwise as read makes it over
+    (four read at 0, dice and hands on them): ``_patched`` made no board, the play was judged from the laws' board
+    and the game stayed out of step to move 21.  The likeliest whole board, each unsure region as read or as the laws
+    had it, stands out (every other at most ``doubt_gone`` as likely): 2 regions off the game's, not 8; the play
+    starts from it (never sure: the laws' counts where it took a reading stay in doubt).  Where two choices are
+    equally likely no board is made."""
+    cfg = LikelihoodConfig()
+    sc = _scene_read(_READ_7433)
+    assert _patched(_SENT_7433, sc, cfg) is None
+    patched = _patched_likeliest(_SENT_7433, sc, cfg)
+    assert patched is not None
+    assert sum(a != b for a, b in zip(patched, _TRUTH_7433, strict=True)) == 2
+    assert sum(a != b for a, b in zip(_SENT_7433, _TRUTH_7433, strict=True)) == 8
+
+    tr = Tracker(REAL, TrackerState(phase=TPhase.TO_THROW, turn=Side.BLACK, board=_SENT_7433, sent=_SENT_7433,
+                                    start=_SENT_7433, game=1, move=20, known=True))
+    tr._start_play([], sc, 1996, guess=True)
+    assert tr.state.start == patched and not tr.state.known
+    assert (19, -2, 0) in {d[:3] for d in tr.state.doubt}  # the laws' none on 20 (read two at 0) stays in doubt
+
+    # the same, but two regions read (1, 0) at 0.5 where the laws have none and White one short: either makes 15
+    laws = board_of(START)
+    read = [(w, b, 1.0, ()) for w, b in laws]
+    read[12] = (4, 0, 1.0, ())  # WHITE's 13 point (absolute 12) read four surely, the laws five
+    read[9] = read[10] = (1, 0, 0.5, ())
+    assert _patched_likeliest(laws, _scene_read(tuple(read)), cfg) is None
+    read[10] = (0, 0, 1.0, ())
+    assert _patched_likeliest(laws, _scene_read(tuple(read)), cfg) == tuple(
+        (1, 0) if i == 9 else (4, 0) if i == 12 else c for i, c in enumerate(laws))

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from rules.dice import Dice
-from rules.moves import LegalPlays, Play, legal_plays
+from rules.moves import Play, legal_plays
 from rules.position import BAR, OFF, Position, PositionError, Side
 from vision.observation import CountReading
 
@@ -147,6 +147,10 @@ class LikelihoodConfig:
     # the laws' board right, for 20 moves after the record came back in step); at even odds the looks between
     # plays decide (session 9: docs/referee_vision.md)
     doubt_max_odds: float = 1.0
+    # a held play corrected (with no throw) into a legal play: how likely that correction is from a board that is
+    # no fault of the play corrected to (another legal play; an illegal board not a part of it, not it with a step
+    # a wrong distance, ...) against 1 from one that is (a player finishes or mends the play he made)
+    other_correction: float = 0.05
 
 
 class JudgementKind(Enum):
@@ -258,7 +262,7 @@ def _moved(before: Position, side: Side, moves: Iterable[tuple[int, int]], *, hi
         return None
 
 
-def illegal_boards(before: Position, dice: Dice, plays: LegalPlays) -> dict[Board, str]:
+def illegal_boards(before: Position, dice: Dice, plays: Iterable[Play]) -> dict[Board, str]:
     """The boards of the illegal plays the laws name, from ``before`` (mover on roll) with ``dice``.
 
     Each board is labelled with its family; legal boards are left out (a board reachable both ways is legal).
@@ -322,15 +326,34 @@ def illegal_boards(before: Position, dice: Dice, plays: LegalPlays) -> dict[Boar
     return out
 
 
+def _faults_of(before: Position, dice: Dice, play: Play) -> frozenset[Board]:
+    """The illegal boards that are faults of ``play`` itself: the laws' families built from it alone
+    (``illegal_boards``) and every part of it played (its steps, any of them in any order, not all: a play left
+    incomplete however it was begun; ``illegal_boards`` takes the steps in the one order the laws list)."""
+    steps = [(st.start, st.end) for st in play.steps]
+    parts = {_moved(before, before.turn, [steps[i] for i in range(len(steps)) if mask >> i & 1])
+             for mask in range(1, (1 << len(steps)) - 1)}
+    if len(steps) == 2 and steps[0][1] == steps[1][0] and steps[1][1] != OFF:
+        # one checker moved by both dice: the other die first passes through another point
+        (s1, _), (s2, e2) = steps
+        parts.add(_moved(before, before.turn, [(s1, s1 - (s2 - e2))]))
+    return frozenset(illegal_boards(before, dice, (play,))) | {_board_of(p) for p in parts if p is not None}
+
+
 def judge_play(before: Position, dice: Dice | tuple[int, int], looks: Sequence[Look],
                cfg: LikelihoodConfig | None = None, *, allow_illegal: bool = True,
-               exclude: frozenset[Board] = frozenset(), weak: tuple[int, ...] | None = None) -> Judgement:
+               exclude: frozenset[Board] = frozenset(), weak: tuple[int, ...] | None = None,
+               corrected_to: Play | None = None) -> Judgement:
     """Which board after ``dice`` from ``before`` the looks show (module doc).
 
     With ``allow_illegal=False`` (the throw or the start is not known for sure) the illegal boards
     still take their share of the posterior, but the verdict is never ``ILLEGAL``.  ``exclude``: boards
     known not to be the one looked at (the board it was corrected to).  ``weak``: the faces read below the
     certainty that rules out a misread (``LikelihoodConfig.one_face_guard``; None: either may be misread).
+    ``corrected_to``: the legal play the looked-at board was corrected into; an illegal board that is a fault of
+    that play (the laws' families built from it: a part of it, a step a wrong distance, ...) keeps its prior; every
+    other one, and every other legal play, is weighed ``LikelihoodConfig.other_correction`` (a likelihood of the
+    correction: never a board ruled out, and no family favoured over another that is a fault of that play).
     """
     cfg = cfg or LikelihoodConfig()
     d = dice if isinstance(dice, Dice) else Dice(*dice)
@@ -345,10 +368,13 @@ def judge_play(before: Position, dice: Dice | tuple[int, int], looks: Sequence[L
         return Judgement(JudgementKind.UNSURE, _board_of(before), None, 0.0, 0.0)
     scored: list[tuple[float, Board, bool]] = []
     log_prior_ill = math.log(cfg.illegal_prior)
+    fault_of = _faults_of(before, d, corrected_to) if corrected_to is not None else None
+    log_other = math.log(cfg.other_correction)
     for b in legal:
-        scored.append((board_logp(b, looks, cfg, cache), b, True))
+        scored.append((board_logp(b, looks, cfg, cache) + (0.0 if fault_of is None else log_other), b, True))
     for b in illegal:
-        scored.append((board_logp(b, looks, cfg, cache) + log_prior_ill, b, False))
+        lp = log_prior_ill + (0.0 if fault_of is None or b in fault_of else log_other)
+        scored.append((board_logp(b, looks, cfg, cache) + lp, b, False))
     still = _board_of(before)
     unplayed = board_logp(still, looks, cfg, cache) + math.log(cfg.unplayed_prior)
     if still not in legal and unplayed > max(s for s, _, _ in scored):

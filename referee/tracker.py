@@ -2040,7 +2040,8 @@ class Tracker:
         # is a play of the roll read and of no roll with a weak face misread, so the roll read is the one played;
         # a misread face would have left a legal play standing, and nobody corrects a legal play)
         weak = () if 0 not in dice and not one_face_off(before, roll, now.board, s.weak) else s.weak
-        old = judge_play(before, roll, self._looks, cfg, exclude=frozenset({now.board}), weak=weak)
+        old = judge_play(before, roll, self._looks, cfg, exclude=frozenset({now.board}), weak=weak,
+                         corrected_to=now.play)
         if old.kind is not JudgementKind.ILLEGAL or self._in_doubt(before, roll, old.board, old.label):
             return []
         mover = _side(s.hold[0])

@@ -40,7 +40,7 @@ class Script:
     cube: CubeReading | None = field(default_factory=cube)
 
     def show(self, position: Position, dice: tuple[DieReading, ...] = (), *, unsure_points: tuple[int, ...] = (),
-             moving: bool = True, frames: int | None = None) -> Script:
+             moving: bool = True, frames: int | None = None, unsure_confidence: float = 0.4) -> Script:
         if moving:
             base = BoardObservation.from_position(position, seq=self.seq, t=self.seq / 30)
             self.out.append(replace(base, still=False, covered=frozenset({"p1"})))
@@ -50,7 +50,7 @@ class Script:
             if unsure_points:
                 pts = list(obs.points)
                 for p in unsure_points:
-                    pts[p - 1] = CountReading(pts[p - 1].white, pts[p - 1].black, 0.4)
+                    pts[p - 1] = CountReading(pts[p - 1].white, pts[p - 1].black, unsure_confidence)
                 obs = replace(obs, points=tuple(pts), confident=False)
             self.out.append(obs)
             self.seq += 1

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.judge import LikelihoodConfig, one_face_off
+from referee.judge import LikelihoodConfig, _faults_of, _moved, one_face_off
 from referee.session import Session, SessionInfo, presented
 from referee.tracker import (
     Emitted,
@@ -32,6 +32,7 @@ from referee.tracker import (
     verdict_in_doubt,
 )
 from referee.tracker import Phase as TPhase
+from rules.dice import Dice
 from rules.laws.events import DiceLifted, DiceThrown, GameSetUp, OpeningDieThrown, PositionObserved
 from rules.laws.verdicts import VerdictKind
 from rules.notation import parse_play
@@ -415,6 +416,45 @@ def test_an_illegal_play_with_a_die_unread_is_called_when_it_is_corrected() -> N
     assert any(t.player is Side.BLACK and sorted(t.values) == [4, 6] for t in throws)
     last = ses.machine.match_record().games[0].actions[-1]
     assert isinstance(last, Move) and last.play == "24/18 13/9"  # the correction on record
+
+
+def test_a_play_lifted_early_is_called_incomplete_when_its_correction_completes_it() -> None:
+    """BLACK, 6-4 read surely, plays 24/18 and lifts his dice; his 18, 8 and 5 are read at confidence 0.2, so the
+    lifted board is "incomplete" (24/18) with a share left to "wrong distance" (24/18 8/5, a fault of 24/18 8/4).
+    The board is then corrected, with no throw, into 24/18 13/9 (or 24/14), which passes through 24/18: a
+    correction that completes the lifted board is likelier from a play left incomplete than from a fault of
+    another play or a legal play (``LikelihoodConfig.other_correction``), and the incomplete play is called (before:
+    asked).  Corrected into a play 24/18 is no part of (13/9 9/3), nothing is called; a wrong distance corrected
+    is still called a wrong distance."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    before = p1.with_turn(Side.BLACK)
+    landed = (die(6, Area.LEFT_TABLE, B_SPOTS[0]), die(4, Area.LEFT_TABLE, B_SPOTS[1]))
+    white = (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.RIGHT_TABLE, W_SPOTS[1]))
+
+    def corrected(lifted_steps: list[tuple[int, int]], play: str) -> Session:
+        lifted = _moved(before, Side.BLACK, lifted_steps)
+        assert lifted is not None
+        lifted = lifted.with_turn(Side.WHITE)
+        good = after(p1, (6, 4), play)
+        s = opened(Script())
+        s.show(p1, landed).show(lifted, landed, unsure_points=(7, 17, 20), unsure_confidence=0.2)
+        s.show(lifted, unsure_points=(7, 17, 20), unsure_confidence=0.2).show(good).show(good, white)
+        return session_run(s)
+
+    for play in ("24/18 13/9", "24/14"):
+        ses = corrected([(24, 18)], play)
+        codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+        assert codes == [("incomplete-play", Side.BLACK)], play
+        last = ses.machine.match_record().games[0].actions[-1]
+        assert isinstance(last, Move) and last.play == play  # the correction on record
+    assert corrected([(24, 18)], "13/9 9/3").stats.infractions == 0  # 24/18 is no part of it: asked
+    ses = corrected([(24, 18), (13, 10)], "24/18 13/9")
+    assert [j.verdict.code.value for j in ses.infractions if j.verdict.code is not None] == ["illegal-play"]
+    # a play's parts in either order are its faults: 13/3 with 6-4 passes through 13/7 and 13/9
+    w = Position.initial().with_turn(Side.WHITE)
+    faults = _faults_of(w, Dice(6, 4), parse_play("13/7/3", w, (6, 4)))
+    parts = [_moved(w, Side.WHITE, [step]) for step in ((13, 7), (13, 9))]
+    assert all(p is not None and board_of(p) in faults for p in parts)
 
 
 def test_a_throw_taken_back_unplayed_never_reaches_the_laws() -> None:

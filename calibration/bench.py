@@ -25,7 +25,7 @@ import numpy as np
 from calibration.board import BoardFit, _polish_cost, smoothed_lab
 from calibration.camera import CameraModel
 from calibration.config import CalibrationConfig
-from calibration.errors import CalibrationError, FitUntrusted, SidesUntrusted
+from calibration.errors import CalibrationError, CornerOutside, FitUntrusted, SidesUntrusted
 from calibration.pipeline import calibrate_frame
 from calibration.profile import CalibrationProfile
 from calibration.scenes import DEFAULT_DIR, checkers_in_points, corner_errors, load_or_render
@@ -101,7 +101,8 @@ def run_one(seed: int, width: int, height: int, tilt_max: float, board: str, fol
         # an abstention; what the untrusted fit would have been is kept for choosing the guard's threshold
         rec.update(found=False, error=str(exc), seconds=round(time.perf_counter() - t0, 3), success=False,
                    cpu_seconds=round(time.process_time() - c0, 3),
-                   abstained="guard_sides" if isinstance(exc, SidesUntrusted) else "guard",
+                   abstained="guard_sides" if isinstance(exc, SidesUntrusted)
+                   else "guard_outside" if isinstance(exc, CornerOutside) else "guard",
                    corner_confidence=round(exc.confidence, 4))
         if isinstance(exc, SidesUntrusted):
             rec.update(side_support=round(exc.side_support, 4), side_contrast=round(exc.contrast, 2))

@@ -141,6 +141,12 @@ class CalibrationConfig:
     3171, 3225 (contrast 89-90) score 0.0-0.19; at the true pose of the 400 seen scenes 2000-2099 and
     3000-3299, the 336 with contrast >= 60 score 0.81 and up; dark points on a dark field (contrast 20-57 on
     those scenes) show no clear sides even at the truth (down to 0.0), and are left to the first signal."""
+    max_corner_outside_px: float | None = 20.0
+    """The fit guard's third signal: an automatic fit with an outer corner more than this far outside the frame
+    (px at 1920 wide, scaled with the image) abstains (:class:`calibration.errors.CornerOutside`); None: off.
+    The simulator frames boards up to the image's edge (true corners exactly on it on many seen scenes), so a
+    right fit lies outside by at most its own corner error (<= 6.5 px on the 184 decided seen scenes 4250-4399,
+    3950-3973 and 16 others); seen 4351 (decided 96-198 px off) lay 98 px outside."""
     min_pattern_score: float = 0.35
     """Minimum triangle-pattern contrast score for a candidate to count as a board."""
     # --- sub-pixel refinement of the outline
@@ -182,6 +188,8 @@ class CalibrationConfig:
     """How far (px) a re-fit searches for the moved outline."""
 
     def __post_init__(self) -> None:
+        if self.max_corner_outside_px is not None and not self.max_corner_outside_px >= 0:
+            raise ValueError(f"max_corner_outside_px {self.max_corner_outside_px!r}: expected >= 0 px, or None (off)")
         for name in (self.polish_line_weight, *self.polish_weighted_restarts):
             if name is not None and name not in LINE_WEIGHTS:
                 raise ValueError(f"line weight {name!r} (polish_line_weight / polish_weighted_restarts): expected one of "

@@ -96,3 +96,25 @@ class SidesUntrusted(FitUntrusted):
         self.fit = fit
         self.side_support = side_support
         self.contrast = contrast
+
+
+class CornerOutside(FitUntrusted):
+    """The fit guard's third signal: a fitted outer corner lies well outside the frame.  The board's edges
+    there are not in the image, so the fit only extrapolates its near (or far) end from the rest: seen 4351
+    (dark on dark, 30.9 degrees) put its near corners 36 px below and 98 px right of the frame, 96-198 px
+    from the true ones (which lie inside), with a corner confidence the first signal passed."""
+
+    def __init__(self, confidence: float, corner: tuple[float, float], outside_px: float, limit_px: float,
+                 width: int, height: int, fit: object | None = None) -> None:
+        CalibrationError.__init__(
+            self,
+            f"board fit not trusted: its corner ({corner[0]:.0f}, {corner[1]:.0f}) lies {outside_px:.0f} px "
+            f"outside the {width}x{height} frame (allowed {limit_px:.0f}): the board must be wholly in view, "
+            "or the fit is a guess there; frame the whole board, or give the four outer corners "
+            "(--corners X1,Y1,...,X4,Y4 or --click) or ArUco markers (--aruco)"
+        )
+        self.confidence = confidence
+        self.threshold = limit_px
+        self.fit = fit
+        self.corner = corner
+        self.outside_px = outside_px

@@ -15,7 +15,7 @@ from calibration.aruco import find_marker_corners
 from calibration.board import BoardFit, find_board, pattern_score, refine_manual_fit, smoothed_lab
 from calibration.camera import CameraModel
 from calibration.config import CalibrationConfig
-from calibration.errors import CalibrationError, FitUntrusted, SeatsUndecided, SidesUntrusted
+from calibration.errors import CalibrationError, CornerOutside, FitUntrusted, SeatsUndecided, SidesUntrusted
 from calibration.guard import side_contrast, side_support
 from calibration.homography import as_points, canonical_corners
 from calibration.profile import CalibrationProfile
@@ -91,6 +91,8 @@ def calibrate_frame(
                 sides = side_support(smoothed_lab(image), fit.profile)
                 if sides < cfg.min_side_support:
                     raise SidesUntrusted(fit.corner_confidence, sides, cfg.min_side_support, contrast, fit)
+        if cfg.max_corner_outside_px is not None:
+            _check_corners_inside(fit, w, h, cfg.max_corner_outside_px)
         prof = replace(fit.profile, quality=replace(fit.profile.quality, camera_name=camera_name,
                                                         corner_confidence=fit.corner_confidence))
     seats: SeatingResult | None = None
@@ -118,3 +120,15 @@ def calibrate_frame(
     except ValueError as exc:
         notes.append(f"appearance not learned: {exc}")
     return CalibrationResult(prof, fit, seats, tuple(notes))
+
+
+def _check_corners_inside(fit: BoardFit, width: int, height: int, limit_px: float) -> None:
+    """Raise :class:`CornerOutside` when a fitted outer corner lies more than ``limit_px`` (at 1920 wide,
+    scaled) outside the ``width`` x ``height`` frame."""
+    c = np.asarray(fit.corners_px, dtype=np.float64).reshape(-1, 2)
+    outside = np.maximum.reduce([-c[:, 0], c[:, 0] - width, -c[:, 1], c[:, 1] - height, np.zeros(len(c))])
+    i = int(np.argmax(outside))
+    limit = limit_px * width / 1920.0
+    if float(outside[i]) > limit:
+        raise CornerOutside(fit.corner_confidence, (float(c[i, 0]), float(c[i, 1])), float(outside[i]), limit,
+                            width, height, fit)

@@ -30,9 +30,9 @@ def scene(tmp_path_factory):
 
 def test_the_contrast_weighted_restart_brings_the_steep_fit_onto_the_board(scene) -> None:
     img, truth = scene
-    base = CalibrationConfig()
-    assert base.polish_weighted_restarts == ()  # off by default: not yet measured on slices of successes
-    cfg = replace(base, polish_weighted_restarts=("contrast",))
+    cfg = CalibrationConfig()
+    assert cfg.polish_weighted_restarts == ("contrast",)  # on by default (session 11)
+    base = replace(cfg, polish_weighted_restarts=())
     fit = find_board(img, truth.spec, None, cfg)
     err = corner_errors(fit.profile.corners_px, truth)
     assert float(err.max()) < 1.2  # 1.07 px

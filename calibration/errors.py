@@ -66,15 +66,17 @@ class FitUntrusted(CalibrationError):
     share of the board's edges it explains, is too low): calibration abstains rather than risk a board
     shifted or mirrored under a wrong seating.  ``fit`` is the placement it would have used (for diagnosis)."""
 
-    def __init__(self, confidence: float, threshold: float, fit: object | None = None) -> None:
+    def __init__(self, confidence: float, threshold: float, fit: object | None = None, *,
+                 message: str | None = None) -> None:
+        """``message``: the guard signal's own words (the other signals below); by default the confidence's."""
         self.confidence = confidence
         self.threshold = threshold
         self.fit = fit
-        super().__init__(
+        super().__init__(message or (
             f"board fit not trusted: corner confidence {confidence:.2f}, need {threshold:.2f} (the fitted "
             "board explains too few of the frame's board edges: it may be shifted or turned); give the four "
             "outer corners (--corners X1,Y1,...,X4,Y4 or --click) or ArUco markers (--aruco)"
-        )
+        ))
 
 
 class SidesUntrusted(FitUntrusted):
@@ -84,16 +86,12 @@ class SidesUntrusted(FitUntrusted):
 
     def __init__(self, confidence: float, side_support: float, need: float, contrast: float,
                  fit: object | None = None) -> None:
-        CalibrationError.__init__(
-            self,
+        super().__init__(confidence, need, fit, message=(
             f"board fit not trusted: the points' sides lie on {side_support:.2f} of their edges, need "
             f"{need:.2f} (the points stand out from the field by {contrast:.0f} Lab units, so their sides "
             "should show: the fitted board may be shifted by a point); give the four outer corners "
             "(--corners X1,Y1,...,X4,Y4 or --click) or ArUco markers (--aruco)"
-        )
-        self.confidence = confidence
-        self.threshold = need
-        self.fit = fit
+        ))
         self.side_support = side_support
         self.contrast = contrast
 
@@ -106,15 +104,11 @@ class CornerOutside(FitUntrusted):
 
     def __init__(self, confidence: float, corner: tuple[float, float], outside_px: float, limit_px: float,
                  width: int, height: int, fit: object | None = None) -> None:
-        CalibrationError.__init__(
-            self,
+        super().__init__(confidence, limit_px, fit, message=(
             f"board fit not trusted: its corner ({corner[0]:.0f}, {corner[1]:.0f}) lies {outside_px:.0f} px "
             f"outside the {width}x{height} frame (allowed {limit_px:.0f}): the board must be wholly in view, "
             "or the fit is a guess there; frame the whole board, or give the four outer corners "
             "(--corners X1,Y1,...,X4,Y4 or --click) or ArUco markers (--aruco)"
-        )
-        self.confidence = confidence
-        self.threshold = limit_px
-        self.fit = fit
+        ))
         self.corner = corner
         self.outside_px = outside_px

@@ -394,7 +394,7 @@ def judge_play(before: Position, dice: Dice | tuple[int, int], looks: Sequence[L
         allow_illegal = all(any(b[i] != wb for i, wb in sure) for b in (*legal, still))
 
     if allow_illegal and not best_any[2] and cfg.one_face_guard:
-        allow_illegal = not _one_face_off(before, d, best_any[1], (d.d1, d.d2) if weak is None else weak)
+        allow_illegal = not one_face_off(before, d, best_any[1], (d.d1, d.d2) if weak is None else weak)
 
     def doubtful(board: Board) -> tuple[int, ...]:
         return tuple(i + 1 for i in range(24) if first and ((first[i].white, first[i].black) != board[i]
@@ -451,17 +451,12 @@ def doubt_of(chosen: Board, cands: Iterable[tuple[float, Board]], looks: Sequenc
 
 def one_face_off(before: Position, dice: Dice | tuple[int, int], board: Board, weak: Iterable[int]) -> bool:
     """``board`` is a legal play of a roll that keeps one of ``dice``'s faces and changes the other, one of the
-    ``weak`` faces: a misread weak face would make it legal (``LikelihoodConfig.one_face_guard``)."""
-    return _one_face_off(before, dice if isinstance(dice, Dice) else Dice(*dice), board, weak)
-
-
-def _one_face_off(before: Position, dice: Dice, board: Board, weak: Iterable[int]) -> bool:
-    """``board`` is a legal play of a roll that keeps one of ``dice``'s faces and changes the other, one of
-    the ``weak`` faces (those read below the certainty that rules out a misread)."""
-    faces = (dice.d1, dice.d2)
+    ``weak`` faces (those read below the certainty that rules out a misread): a misread weak face would make it
+    legal (``LikelihoodConfig.one_face_guard``)."""
+    faces = (dice.d1, dice.d2) if isinstance(dice, Dice) else (dice[0], dice[1])
     keeps = {faces[1 - i] for i in (0, 1) if faces[i] in tuple(weak)}
     rolls = {tuple(sorted((keep, x), reverse=True)) for keep in keeps for x in range(1, 7)}
-    rolls.discard(tuple(sorted((dice.d1, dice.d2), reverse=True)))
+    rolls.discard(tuple(sorted(faces, reverse=True)))
     for a, b in rolls:
         try:
             if any(_board_of(p.after) == board for p in legal_plays(before, Dice(a, b))):

@@ -4,7 +4,9 @@ Session 11's ``stack_contradiction_min`` 0.99 (the stack model reading a point w
 stack) read 5 more of the 249 seen random boards, and on rendered games read blots as two at 0.997-1.0:
 game 7409 frame 496 (the recorded games' script and pace) has three black blots, p4, p18 and p22, all read
 (0, 2) surely with it on.  A played checker does not sit where a placed one does, so the random scenes did not
-show it.  It is off by default; this frame keeps it honest.
+show it.  It is off by default; this frame keeps it honest.  (Session 12: the game director no longer puts two
+checkers in one place, which changed this frame; the look on no longer misreads it, so the frame no longer shows
+why the look is off.)
 """
 
 from __future__ import annotations
@@ -46,6 +48,3 @@ def test_blots_of_a_played_game_are_not_read_as_two(frame_496: Any) -> None:
         assert (truth[point].white, truth[point].black) == (0, 1)
         r = readings[point]
         assert (r.white, r.black) == (0, 1) or r.confidence < 0.9, (point, r)
-    # with the contradiction look on, the same frame reads them surely wrong (why it is off)
-    on = _read(frame_496, stack_contradiction_min=0.99)
-    assert any((on[p].white, on[p].black) == (0, 2) and on[p].confidence >= 0.9 for p in ("p4", "p18", "p22"))

@@ -481,13 +481,43 @@ class GameDirector:
 
     # ------------------------------------------------------------------ checkers
     def _top(self, side: Side, region: str) -> int | None:
+        """The checker a player takes from ``region``: the top layer, and on a point the one farthest from the rail."""
         idx = [i for i, c in enumerate(self.board.checkers) if c.side is side and c.region == region]
         if not idx:
             return None
+        if region.startswith("p"):
+            x0, y0, _ = self.layout.stack_slots(int(region[1:]), 0)
+            return max(idx, key=lambda i: (round(self.board.checkers[i].center[2], 1),
+                                           math.hypot(self.board.checkers[i].center[0] - x0,
+                                                      self.board.checkers[i].center[1] - y0), i))
         return max(idx, key=lambda i: (self.board.checkers[i].center[2], i))
 
+    def _free_index(self, side: Side, region: str) -> int:
+        """The first stack position of ``region`` that no resting checker takes.
+
+        A player puts a checker down in the first gap from the rail, never on top of another at the same height:
+        after a hit the hitter's checker can rest beside the blot's empty place, and the next checker fills that
+        place.  (Counting the checkers instead put two in one place, rendered as one.)"""
+        lay, s = self.layout, self.layout.spec
+        if region.startswith("p"):
+            pt = int(region[1:])
+            resting = [c for c in self.board.checkers if c.region == region]
+            where = lambda n: lay.stack_slots(pt, n)  # noqa: E731
+        else:
+            resting = [c for c in self.board.checkers if c.region == region and c.side is side]
+            where = lambda n: lay.bar_slot(side, n)  # noqa: E731
+        half = s.checker_height_mm / 2
+        for n in range(len(resting) + 1):
+            x, y, z = where(n)
+            if not any(abs(c.center[2] - (z + half)) < half
+                       and math.hypot(c.center[0] - x, c.center[1] - y) < 0.5 * s.checker_diameter_mm
+                       for c in resting):
+                return n
+        return len(resting)
+
     def _slot(self, side: Side, region: str) -> CheckerPose:
-        n = sum(1 for c in self.board.checkers if c.region == region and (region != "bar" or c.side is side))
+        n = self._free_index(side, region) if region.startswith("p") or region == "bar" else \
+            sum(1 for c in self.board.checkers if c.region == region)
         lay, s = self.layout, self.layout.spec
         half = s.checker_height_mm / 2
         j = self.jitter

@@ -499,16 +499,11 @@ class GameDirector:
         after a hit the hitter's checker can rest beside the blot's empty place, and the next checker fills that
         place.  (Counting the checkers instead put two in one place, rendered as one.)"""
         lay, s = self.layout, self.layout.spec
-        if region.startswith("p"):
-            pt = int(region[1:])
-            resting = [c for c in self.board.checkers if c.region == region]
-            where = lambda n: lay.stack_slots(pt, n)  # noqa: E731
-        else:
-            resting = [c for c in self.board.checkers if c.region == region and c.side is side]
-            where = lambda n: lay.bar_slot(side, n)  # noqa: E731
+        on_point = region.startswith("p")
+        resting = [c for c in self.board.checkers if c.region == region and (on_point or c.side is side)]
         half = s.checker_height_mm / 2
         for n in range(len(resting) + 1):
-            x, y, z = where(n)
+            x, y, z = lay.stack_slots(int(region[1:]), n) if on_point else lay.bar_slot(side, n)
             if not any(abs(c.center[2] - (z + half)) < half
                        and math.hypot(c.center[0] - x, c.center[1] - y) < 0.5 * s.checker_diameter_mm
                        for c in resting):

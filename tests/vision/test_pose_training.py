@@ -151,3 +151,47 @@ def test_training_can_leave_out_the_shallow_leans() -> None:
     assert out["x"][:, 0].tolist() == [0, 2, 3, 5]
     assert int(out["n_frames"]) == 3
     assert without_low_leans(data, 0.0)["y"].tolist() == y.tolist()
+
+
+def test_a_fine_tune_can_start_from_the_committed_two_head_file() -> None:
+    """``load_decide`` of the committed two-head ``die_pose.onnx`` (``train --base vision/models/die_pose.onnx``)
+    copies its deciding head (the layers before the face-check head's): the copy gives the file's
+    ``logits``, not the face-check head's."""
+    import numpy as np
+    import pytest
+
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from vision.dice.pose import DIE_POSE_MODEL, GATE_OUTPUT, POSE_PATCH, POSE_PLANES
+    from vision.preprocess import onnx_session
+    from vision.training.pose import load_decide
+
+    x = np.random.default_rng(1).normal(size=(4, len(POSE_PLANES) + 1, POSE_PATCH, POSE_PATCH)).astype(np.float32)
+    sess = onnx_session(DIE_POSE_MODEL)
+    want, gate = sess.run(["logits", GATE_OUTPUT], {sess.get_inputs()[0].name: x})
+    with torch.no_grad():
+        got = load_decide(DIE_POSE_MODEL).eval()(torch.from_numpy(x)).numpy()
+    assert np.abs(got - want).max() < 1e-3
+    assert np.abs(got - gate).max() > 1e-2
+
+
+def test_hard_flat_negatives_are_the_flat_patches_the_head_reads_cocked() -> None:
+    """``train --hard-flat B``: a flat training patch the starting head reads P(leaning) + P(on die) >= 0.5
+    is drawn 1 + B times as often; other flat patches and every cocked or on-die patch once."""
+    import numpy as np
+
+    from vision.dice.pose import DIE_POSE_MODEL, POSE_PATCH, POSE_PLANES
+    from vision.preprocess import onnx_session, softmax
+    from vision.training.pose import HARD_FLAT_UP, hard_flat_weights
+
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(600, len(POSE_PLANES) + 1, POSE_PATCH, POSE_PATCH)).astype(np.float32)
+    x[:, -1] = rng.uniform(0, 1, size=(600, 1, 1))
+    y = rng.integers(0, 3, size=600)
+    sess = onnx_session(DIE_POSE_MODEL)
+    p = softmax(np.asarray(sess.run(["logits"], {sess.get_inputs()[0].name: x})[0], np.float32))
+    up = p[:, 1] + p[:, 2]
+    w = hard_flat_weights(DIE_POSE_MODEL, x, y, 4.0)
+    hard = (y == 0) & (up >= HARD_FLAT_UP)
+    assert hard.any() and ((y == 0) & ~hard).any() and ((y != 0) & (up >= HARD_FLAT_UP)).any()
+    assert np.array_equal(w, np.where(hard, 5.0, 1.0))

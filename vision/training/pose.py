@@ -342,6 +342,8 @@ def load_decide(path: Path) -> Any:
     exported = exported_layers(path)
     model = make_pose(nn, len(POSE_PLANES) + 1, folded=True)
     layers: list[Any] = [mod for mod in model if isinstance(mod, (nn.Conv2d, nn.Linear))]
+    if len(exported) > len(layers) and _has_gate(path):  # a two-head file (merge_heads): the deciding head's layers come first
+        exported = exported[:len(layers)]
     if len(exported) != len(layers):
         raise ValueError(f"{path}: {len(exported)} convolutions and dense layers, the pose CNN has {len(layers)}")
     with torch.no_grad():
@@ -352,6 +354,37 @@ def load_decide(path: Path) -> Any:
             layer.weight.copy_(torch.from_numpy(weight))
             layer.bias.copy_(torch.from_numpy(bias))
     return model
+
+
+def _has_gate(path: Path) -> bool:
+    """Whether the ONNX file at ``path`` is a two-head pose model (:func:`merge_heads`)."""
+    import onnx
+
+    from vision.dice.pose import GATE_OUTPUT
+
+    return any(o.name == GATE_OUTPUT for o in onnx.load(str(path)).graph.output)
+
+
+HARD_FLAT_UP = 0.5
+"""A flat training patch the base head (``train(hard_flat=...)``) gives P(leaning) + P(on the other die) at
+least this is a hard negative."""
+
+
+def hard_flat_weights(model_path: Path, x: np.ndarray, y: np.ndarray, boost: float) -> np.ndarray:
+    """Per training sample, its draw weight: 1, or 1 + ``boost`` for a flat patch the pose model at
+    ``model_path`` (its deciding head, output ``logits``) reads P(leaning) + P(on die) >= :data:`HARD_FLAT_UP`
+    (the flat dice whose tail sets the cocked threshold)."""
+    from vision.dice.pose import FLAT
+    from vision.preprocess import onnx_session, softmax
+
+    sess = onnx_session(model_path)
+    name = sess.get_inputs()[0].name
+    out = np.ones(len(y), np.float64)
+    for i in range(0, len(y), 512):
+        p = softmax(np.asarray(sess.run(["logits"], {name: x[i:i + 512]})[0], np.float32))
+        hard = (y[i:i + 512] == FLAT) & (p[:, 1] + p[:, 2] >= HARD_FLAT_UP)
+        out[i:i + 512][hard] += boost
+    return out
 
 
 def training_sources(pose_seeds: range = POSE_TRAIN_SEEDS) -> list[tuple[Path, range]]:
@@ -377,14 +410,17 @@ def without_low_leans(data: dict[str, np.ndarray], min_tilt: float) -> dict[str,
 def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = None, log: Any = print,
           copies: tuple[int, int, int] = (2, 4, 6), with_found: bool = True,
           pose_seeds: range = POSE_TRAIN_SEEDS, base: Path | None = None, lr: float | None = None,
-          min_cocked_tilt: float = 0.0) -> dict[str, object]:
+          min_cocked_tilt: float = 0.0, hard_flat: float = 0.0, epoch_samples: int | None = None) -> dict[str, object]:
     """Train the pose model on :func:`training_sources` (``pose_seeds``); frames whose seed % 10 == 0 are
     the validation (and threshold-tuning) slice.  ``base``: fine-tune that deciding head
     (:func:`load_decide`: its batch norms frozen) at the peak learning rate ``lr`` instead of training
     a new one.  ``min_cocked_tilt``: leaning dice tilted less than this (degrees) are left out of training
     and validation (the generator's 5-15 degree wall leans mostly slide flat on a real board, and look
     flat: taught as "cocked" they push flat dice's P(leaning) up, so the threshold that keeps flat dice
-    flat must rise above most steep leans too)."""
+    flat must rise above most steep leans too).  ``hard_flat``: flat patches the starting head (``base``,
+    else the committed model) reads P(leaning) + P(on die) >= :data:`HARD_FLAT_UP` are drawn
+    ``1 + hard_flat`` times as often (:func:`hard_flat_weights`; ``epoch_samples`` draws per epoch,
+    default all)."""
     import torch
     from torch import nn
 
@@ -407,6 +443,13 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     counts = torch.bincount(yt, minlength=3).float().clamp(min=1)
     weight = (counts.sum() / counts) ** 0.5
     model = make_pose(nn, len(POSE_PLANES) + 1) if base is None else load_decide(base)
+    draw = None
+    if hard_flat > 0:
+        from vision.dice.pose import DIE_POSE_MODEL
+
+        w = hard_flat_weights(base or DIE_POSE_MODEL, x[~val], y[~val], hard_flat)
+        log(f"hard flat negatives: {int((w > 1).sum())} of {int((y[~val] == 0).sum())} flat training patches")
+        draw = torch.from_numpy(w)
 
     def augment(xb: Any, gen: Any) -> Any:
         if bool(torch.randint(0, 2, (1,), generator=gen)):
@@ -426,7 +469,8 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     if base is not None:
         report(EpochStats(-1, float("nan"), float("nan"), float("nan")))  # the base head's validation accuracy
     fit_classifier(model, xt, yt, epochs=epochs, seed=seed, weight_decay=1e-3, class_weight=weight, augment=augment,
-                   after_epoch=report, lr=MAX_LR if lr is None else lr)
+                   after_epoch=report, lr=MAX_LR if lr is None else lr, sample_weight=draw,
+                   samples_per_epoch=epoch_samples if draw is not None else None)
     export_onnx(model, torch.zeros(1, len(POSE_PLANES) + 1, POSE_PATCH, POSE_PATCH), out, input_name="planes")
     pv = _predict(model, xv).argmax(1)
     confusion = [[int(((yv == a) & (pv == b)).sum()) for b in range(3)] for a in range(3)]
@@ -441,6 +485,8 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     }
     if min_cocked_tilt > 0:
         record["min_cocked_tilt"] = min_cocked_tilt
+    if draw is not None:
+        record["hard_flat"] = {"boost": hard_flat, "min_up": HARD_FLAT_UP, "patches": int((draw > 1).sum())}
     if base is not None:
         record["fine_tuned_from"] = str(base)
         record["lr"] = lr
@@ -702,6 +748,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--base", type=Path, default=None, help="fine-tune this deciding head (batch norms frozen; needs onnx)")
     t.add_argument("--lr", type=float, default=None, help="peak learning rate (default: fit's)")
     t.add_argument("--min-cocked-tilt", type=float, default=0.0, help="leave leaning dice tilted less than this (degrees) out")
+    t.add_argument("--hard-flat", type=float, default=0.0, help="draw flat patches the starting head reads cocked 1 + this times as often")
+    t.add_argument("--epoch-samples", type=int, default=None, help="with --hard-flat: draws per epoch (default: all)")
     mg = sub.add_parser("merge", help="one two-head model: a 6-plane deciding model + the v2 face-check model (needs onnx)")
     mg.add_argument("decide", type=Path)
     mg.add_argument("gate", type=Path)
@@ -737,7 +785,8 @@ def main(argv: list[str] | None = None) -> int:
         print(train(args.out or DIE_POSE_MODEL, seed=args.seed, epochs=args.epochs, cache=args.cache,
                     copies=(cp[0], cp[1], cp[2]), with_found=not args.no_found,
                     pose_seeds=_seed_range(args.pose_seeds), base=args.base, lr=args.lr,
-                    min_cocked_tilt=args.min_cocked_tilt), flush=True)
+                    min_cocked_tilt=args.min_cocked_tilt, hard_flat=args.hard_flat,
+                    epoch_samples=args.epoch_samples), flush=True)
         return 0
     if args.what == "calls":
         tuning = [r for f in args.tune_rows for r in json.loads(f.read_text())]

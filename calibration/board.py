@@ -501,11 +501,12 @@ def _focal_restarts(image: Image, lab: npt.NDArray[np.float32], prof: Calibratio
 
 def _polish_cost(lab: npt.NDArray[np.float32], p: CalibrationProfile, cfg: CalibrationConfig) -> float:
     """The final polish's edge cost of profile ``p`` (:func:`calibration.model.fit_cost` with hole
-    offsets and walled outer rims): what the polish, its restarts and the hinge restarts compare."""
+    offsets, and the walled outer rims when ``cfg.polish_cost_walled_outer``): what the polish, its restarts and
+    the hinge restarts compare."""
     from calibration.model import fit_cost
 
     return float(fit_cost(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), tol_px=cfg.focal_restart_tol_px,
-                          hole_offsets=True, walled_outer=True))
+                          hole_offsets=True, walled_outer=cfg.polish_cost_walled_outer))
 
 
 def _polish_refit(lab: npt.NDArray[np.float32], cam: CameraModel, spec: BoardSpec, rv: FloatArray, tv: FloatArray,

@@ -72,6 +72,13 @@ class CalibrationConfig:
     (SEEN scenes only): fixes 4140 (1.65 -> 1.07 px) and loses none of the 16 it was chosen on; on the 250 seen scenes
     3950-4049 and 4250-4399 no outcome changed (success 22/24, 25/26, 45/50, 137/150 with and without), corners moved
     <= 0.39 px (4025 1.00 -> 0.62), CPU median +0.03-0.09 s."""
+    polish_cost_walled_outer: bool = False
+    """The polish edge cost (:func:`calibration.board._polish_cost`, what the outline polish and every restart are
+    judged by) also counts the outer top edges whose own wall shows below them (True: sessions 3-11).  Off since
+    session 12: the fits still use those edges, but the cost no longer does.  Where a near wall's face shows under
+    a faint top edge, the wall's foot on the table is the clear edge, and a fit with the near end 4-6 px too low
+    (toward the camera, the focal length a few % short) explained it better than the truth did: seen 4319, 4348,
+    4400, 4434 (biased failures, 4.0-5.9 px) all end within 0.9 px without it."""
     polish_robust_floor: float = 1.0
     """... with the robust (Tukey) window at least this fraction of the search window, so that a whole line
     left 2-3 px off is not rejected as an outlier."""

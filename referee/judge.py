@@ -57,6 +57,7 @@ __all__ = [
     "board_logp",
     "calibrated",
     "doubt_of",
+    "face_off_rolls",
     "fits_board",
     "illegal_boards",
     "judge_play",
@@ -453,17 +454,25 @@ def one_face_off(before: Position, dice: Dice | tuple[int, int], board: Board, w
     """``board`` is a legal play of a roll that keeps one of ``dice``'s faces and changes the other, one of the
     ``weak`` faces (those read below the certainty that rules out a misread): a misread weak face would make it
     legal (``LikelihoodConfig.one_face_guard``)."""
+    return bool(face_off_rolls(before, dice, board, weak))
+
+
+def face_off_rolls(before: Position, dice: Dice | tuple[int, int], board: Board,
+                   weak: Iterable[int]) -> tuple[tuple[int, int], ...]:
+    """The rolls (high, low) other than ``dice`` that keep one of its faces and change the other, one of the ``weak``
+    faces, of which ``board`` is a legal play (:func:`one_face_off`: any)."""
     faces = (dice.d1, dice.d2) if isinstance(dice, Dice) else (dice[0], dice[1])
     keeps = {faces[1 - i] for i in (0, 1) if faces[i] in tuple(weak)}
-    rolls = {tuple(sorted((keep, x), reverse=True)) for keep in keeps for x in range(1, 7)}
-    rolls.discard(tuple(sorted(faces, reverse=True)))
-    for a, b in rolls:
+    rolls = {(max(keep, x), min(keep, x)) for keep in keeps for x in range(1, 7)}
+    rolls.discard((max(faces), min(faces)))
+    out = []
+    for a, b in sorted(rolls, reverse=True):
         try:
             if any(_board_of(p.after) == board for p in legal_plays(before, Dice(a, b))):
-                return True
+                out.append((a, b))
         except PositionError:
             continue
-    return False
+    return tuple(out)
 
 
 def calibrated(r: CountReading, cfg: LikelihoodConfig) -> float:

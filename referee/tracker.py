@@ -43,11 +43,11 @@ from referee.judge import (
     board_logp,
     calibrated,
     doubt_of,
+    face_off_rolls,
     fits_board,
     illegal_boards,
     judge_play,
     judge_throw,
-    one_face_off,
     region_logp,
 )
 from rules.dice import Dice
@@ -2039,9 +2039,21 @@ class Tracker:
         # below call_face_confidence may be misread -- unless the correction shows them: the board corrected to
         # is a play of the roll read and of no roll with a weak face misread, so the roll read is the one played;
         # a misread face would have left a legal play standing, and nobody corrects a legal play)
-        weak = () if 0 not in dice and not one_face_off(before, roll, now.board, s.weak) else s.weak
+        others = face_off_rolls(before, roll, now.board, s.weak) if 0 not in dice else ()
+        weak = () if 0 not in dice and not others else s.weak
         old = judge_play(before, roll, self._looks, cfg, exclude=frozenset({now.board}), weak=weak,
                          corrected_to=now.play)
+        if old.kind is not JudgementKind.ILLEGAL and others:
+            # the board corrected to is also a play of a roll with a weak face misread: the roll played is one of
+            # those the correction allows (the roll read, ``others``).  The lifted board is called when each of them,
+            # judged with its own play corrected to, calls that same board, named alike (7446 s12 frame 1656: 3-1,
+            # the 3 at 0.972, the 3 alone played, corrected to 4/1 6/5 -- also a 1-1 play, from which 4/1 is a play
+            # left incomplete too)
+            alt = judge_play(before, roll, self._looks, cfg, exclude=frozenset({now.board}), weak=(),
+                             corrected_to=now.play)
+            if alt.kind is JudgementKind.ILLEGAL and all(
+                    self._corrected_alike(before, roll, r, now.board, alt.board) for r in others):
+                old = alt
         if old.kind is not JudgementKind.ILLEGAL or self._in_doubt(before, roll, old.board, old.label):
             return []
         mover = _side(s.hold[0])
@@ -2055,6 +2067,21 @@ class Tracker:
                 Emitted(PositionObserved(now.play.after, t=t), seq, note="the illegal play corrected")]
         self.state = replace(s, hold=None, hold_throw=False, sent=now.board, known=True, fix=None)
         return out
+
+    def _corrected_alike(self, before: Position, roll: tuple[int, int], other: tuple[int, int], corrected: Board,
+                         lifted: Board) -> bool:
+        """Had the throw been ``other`` (a weak face of ``roll`` misread), the held play's looks, judged as a play of
+        it corrected to ``corrected`` (a legal play of it), call ``lifted`` illegal too, and the laws name it alike
+        (a play left incomplete or not) under both rolls."""
+        cfg = self.config.judge
+        assert cfg is not None
+        play = next((p for p in _plays(before, other) if board_of(p.after) == corrected), None)
+        if play is None:
+            return False
+        j = judge_play(before, other, self._looks, cfg, exclude=frozenset({corrected}), weak=(), corrected_to=play)
+        if j.kind is not JudgementKind.ILLEGAL or j.board != lifted:
+            return False
+        return _left_incomplete(before, roll, lifted) == _left_incomplete(before, other, lifted)
 
     def _release(self, seq: int, t: float, sc: Scene | None = None) -> list[Emitted]:
         """The held play goes on record, judged on every look at it."""
@@ -2193,6 +2220,18 @@ def pass_chance(before: Position) -> float:
 
 def _no_play(plays: LegalPlays) -> bool:
     return len(plays) == 1 and next(iter(plays)).is_empty
+
+
+def _left_incomplete(before: Position, roll: tuple[int, int], board: Board) -> bool | None:
+    """How the laws name ``board`` after ``roll`` from ``before``: a play left incomplete (True), another illegal play
+    (False); None when it is a legal play."""
+    from rules.laws.machine import partial_afters
+
+    plays = _plays(before, roll)
+    if any(board_of(p.after) == board for p in plays):
+        return None
+    pos = position_of(board, before.turn)
+    return (pos.white, pos.black) in partial_afters(plays)
 
 
 def _named_otherwise(before: Position, roll: tuple[int, int], board: Board, label: str) -> bool:

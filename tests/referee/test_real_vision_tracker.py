@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.judge import LikelihoodConfig, _faults_of, _moved, one_face_off
+from referee.judge import LikelihoodConfig, _faults_of, _moved, face_off_rolls, one_face_off
 from referee.session import Session, SessionInfo, presented
 from referee.tracker import (
     Emitted,
@@ -235,6 +235,32 @@ def test_a_play_legal_if_a_weak_face_was_misread_is_called_when_corrected_to_a_p
     # (a board that a roll with the weak 4 misread also explains does not show the face: judge.one_face_off)
     assert one_face_off(p1.with_turn(Side.BLACK), (6, 4), board_of(bad), (4,))
     assert not one_face_off(p1.with_turn(Side.BLACK), (6, 4), board_of(good), (4,))
+
+
+def test_a_play_lifted_early_is_called_when_every_roll_its_correction_allows_names_it_alike() -> None:
+    """7446 s12 frame 1656: 3-1, the 3 read weak (0.99), only the 3 played (8/5: also a legal 2-1, so at the lift it
+    is asked), then corrected, with no throw, to 8/5 6/5 -- a legal 3-1, but also a legal 1-1 (8/7/6/5 6/5): the
+    correction does not show the 3 was read right.  Under either roll the correction allows, 8/5 is a play left
+    incomplete: called, named incomplete-play.  Corrected to nothing (the lifted board left), it is asked."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    landed = (die(3, Area.LEFT_TABLE, B_SPOTS[0]), sure_face(die(1, Area.LEFT_TABLE, B_SPOTS[1])))  # the 3 at 0.99
+    black = p1.with_turn(Side.BLACK)
+    lifted = _moved(black, Side.BLACK, [(8, 5)])
+    assert lifted is not None
+    corrected = after(p1, (3, 1), "8/5 6/5")
+    assert one_face_off(black, (3, 1), board_of(lifted), (3,))  # (a legal 2-1: the guard holds at the lift)
+    assert face_off_rolls(black, (3, 1), board_of(corrected), (3,)) == ((1, 1),)
+    white = (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.RIGHT_TABLE, W_SPOTS[1]))
+    s = opened(Script())
+    s.show(p1, landed).show(lifted, landed).show(lifted).show(corrected).show(corrected, white)
+    ses = session_run(s)
+    codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+    assert codes == [("incomplete-play", Side.BLACK)]
+    last = ses.machine.match_record().games[0].actions[-1]
+    assert isinstance(last, Move) and last.play == "8/5 6/5"  # the correction on record
+    s = opened(Script())
+    s.show(p1, landed).show(lifted, landed).show(lifted).show(lifted, white)
+    assert session_run(s).stats.infractions == 0
 
 
 def test_a_face_read_only_during_the_play_never_makes_an_accusation() -> None:

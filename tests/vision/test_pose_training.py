@@ -195,3 +195,41 @@ def test_hard_flat_negatives_are_the_flat_patches_the_head_reads_cocked() -> Non
     hard = (y == 0) & (up >= HARD_FLAT_UP)
     assert hard.any() and ((y == 0) & ~hard).any() and ((y != 0) & (up >= HARD_FLAT_UP)).any()
     assert np.array_equal(w, np.where(hard, 5.0, 1.0))
+
+
+def test_an_averaged_head_lies_between_its_two_heads(tmp_path: Path) -> None:
+    """``average A B --alpha W``: every exported weight is (1 - W) x A's + W x B's (W = 0 gives A's
+    logits), two-head files are read by their deciding head, and a W outside 0-1 is refused."""
+    import numpy as np
+    import pytest
+
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from torch import nn
+
+    from vision.dice.pose import DIE_POSE_MODEL, POSE_PATCH, POSE_PLANES
+    from vision.preprocess import onnx_session
+    from vision.training.fit import export_onnx, exported_layers
+    from vision.training.pose import average_heads, make_pose
+
+    torch.manual_seed(5)
+    b = make_pose(nn, len(POSE_PLANES) + 1)
+    for m in b:
+        if isinstance(m, nn.BatchNorm2d):  # a trained head's batch norms (each folded into a conv bias)
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.bias.data.uniform_(-0.3, 0.3)
+    other = tmp_path / "b.onnx"
+    export_onnx(b.eval(), torch.zeros(1, len(POSE_PLANES) + 1, POSE_PATCH, POSE_PATCH), other, input_name="planes")
+    out = tmp_path / "avg.onnx"
+    average_heads(DIE_POSE_MODEL, other, 0.3, out)
+    la, lb, lo = exported_layers(DIE_POSE_MODEL)[:6], exported_layers(other), exported_layers(out)
+    assert len(lo) == 6
+    for (_, wa, ba), (_, wb, bb), (_, wo, bo) in zip(la, lb, lo, strict=True):
+        assert np.allclose(wo, 0.7 * wa + 0.3 * wb, atol=1e-5) and np.allclose(bo, 0.7 * ba + 0.3 * bb, atol=1e-5)
+    average_heads(DIE_POSE_MODEL, other, 0.0, out)
+    x = np.random.default_rng(4).normal(size=(3, len(POSE_PLANES) + 1, POSE_PATCH, POSE_PATCH)).astype(np.float32)
+    committed = onnx_session(DIE_POSE_MODEL)
+    want = committed.run(["logits"], {committed.get_inputs()[0].name: x})[0]
+    assert np.abs(onnx_session(out).run(None, {"planes": x})[0] - want).max() < 1e-3
+    with pytest.raises(ValueError, match=r"alpha 1\.5"):
+        average_heads(DIE_POSE_MODEL, other, 1.5, out)

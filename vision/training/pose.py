@@ -14,6 +14,9 @@
 ``python -m vision.training.pose merge DECIDE.onnx GATE.onnx [--out MODEL.onnx]``
     One two-head model file (:func:`merge_heads`): DECIDE (a 6-plane model from ``train``) makes the
     flat / cocked calls, GATE (the 4-plane v2 model) gives the P(flat) the face check is tuned on.
+``python -m vision.training.pose average A.onnx B.onnx --alpha W --out D.onnx``
+    A deciding head whose weights are (1 - W) x A's + W x B's (:func:`average_heads`: the committed head
+    and its fine-tune).
 ``python -m vision.training.pose calls --tune-rows A.json [...] --rows B.json [...] [--split]``
     Thresholds tuned (:func:`tune`) on the per-die rows of ``eval --rows`` (seen sets), the calls
     counted at them on other rows: no frame is read again.
@@ -543,6 +546,27 @@ def merge_heads(decide: Path, gate: Path, out: Path) -> dict[str, object]:
             "command": f"python -m vision.training.pose merge {decide} {gate} --out {out}"}
 
 
+def average_heads(a: Path, b: Path, alpha: float, out: Path) -> dict[str, object]:
+    """The deciding head whose every weight is ``(1 - alpha)`` x ``a``'s + ``alpha`` x ``b``'s (``a``, ``b``:
+    deciding heads or two-head files, :func:`load_decide`; ``b`` a fine-tune of ``a``, so the two lie in
+    one basin): a head between the committed one and its fine-tune, at the cost of one.  Needs torch
+    and onnx (development only)."""
+    import torch
+
+    from vision.dice.pose import POSE_PATCH, POSE_PLANES
+    from vision.training.fit import export_onnx
+
+    if not 0.0 <= alpha <= 1.0:
+        raise ValueError(f"average_heads: alpha {alpha} is not within 0-1")
+    ma, mb = load_decide(a), load_decide(b)
+    with torch.no_grad():
+        for pa, pb in zip(ma.parameters(), mb.parameters(), strict=True):
+            pa.mul_(1.0 - alpha).add_(alpha * pb)
+    export_onnx(ma.eval(), torch.zeros(1, len(POSE_PLANES) + 1, POSE_PATCH, POSE_PATCH), out, input_name="planes")
+    return {"model": out.name, "a": str(a), "b": str(b), "alpha": alpha,
+            "command": f"python -m vision.training.pose average {a} {b} --alpha {alpha} --out {out}"}
+
+
 def _predict(model: Any, x: Any) -> Any:
     import torch
 
@@ -754,6 +778,11 @@ def main(argv: list[str] | None = None) -> int:
     mg.add_argument("decide", type=Path)
     mg.add_argument("gate", type=Path)
     mg.add_argument("--out", type=Path, default=None)
+    av = sub.add_parser("average", help="a deciding head between two (weights (1 - alpha) A + alpha B; needs torch, onnx)")
+    av.add_argument("a", type=Path)
+    av.add_argument("b", type=Path)
+    av.add_argument("--alpha", type=float, required=True)
+    av.add_argument("--out", type=Path, required=True)
     c = sub.add_parser("calls", help="thresholds tuned on rows (from eval --rows) and the calls on other rows")
     c.add_argument("--tune-rows", type=Path, nargs="+", required=True, help="rows the thresholds are tuned on")
     c.add_argument("--rows", type=Path, nargs="+", required=True, help="rows the calls are counted on")
@@ -798,6 +827,9 @@ def main(argv: list[str] | None = None) -> int:
         print(text)
         if args.out:
             args.out.write_text(text + "\n")
+        return 0
+    if args.what == "average":
+        print(json.dumps(average_heads(args.a, args.b, args.alpha, args.out), indent=2), flush=True)
         return 0
     if args.what == "merge":
         from vision.dice.pose import DIE_POSE_MODEL

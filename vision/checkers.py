@@ -53,6 +53,11 @@ totals contradict: more than 15 of a colour, or borne-off checkers beside checke
 FULL_ROW_FLOOR = 1e-4
 """The full-row error weight leaves a tall stack's confidence at least this (not 0, which means "do
 not read": a hand or contradictory slots), so that ``totals_cross_check`` can still confirm it."""
+GAP_PRIOR = 0.1
+"""Prior weight (against 1 for a stack packed from the rail) of a point's first-row checkers with a gap
+(:func:`gap_patterns`): in a played game the hitter's checker rests in the second position with the
+rail-end position empty until another checker arrives (session 12: about half of a rendered game's still
+frames hold such a point, read unsure or as two before)."""
 ALTERNATIVES = 3
 """At most this many other readings per region in ``CountReading.alternatives``..."""
 ALTERNATIVE_MIN = 1e-3
@@ -305,10 +310,11 @@ def counts_from_slot_probs(
     """Turn per-slot class probabilities into counts with confidences, one stack at a time.
 
     Each stack is decoded jointly (:func:`decode_stack`): the count whose slot pattern best explains
-    all its slots, with the posterior of that count as its confidence.  The confidence is 0 when a
+    all its slots, with the posterior of that count as its confidence; on a point a count's patterns are
+    its stack packed from the rail and, at ``GAP_PRIOR``, the first-row gaps a played game leaves
+    (:func:`gap_patterns`: a hitter's checker resting off the rail).  The confidence is 0 when a
     slot's most likely class is "hand" or any slot gives "hand" at least ``hand_max``, when the
-    slots' own best classes mix colours or leave a gap in the stack (the stack model cannot explain
-    them), or when the region is covered - or a neighbouring region (``neighbours``) has a slot
+    slots' own best classes mix colours or leave a gap in the stack that no pattern explains, or when the region is covered - or a neighbouring region (``neighbours``) has a slot
     giving "hand" at least ``neighbour_hand_max`` (None: ``hand_max``): a hand covers more than one
     point, and the slots at the edge of a hand can look like plain checkers.  ``neighbour_hand_max``
     and ``object_weight`` (:func:`stack_posteriors`) default to ``VisionConfig``'s
@@ -369,8 +375,8 @@ def counts_from_slot_probs(
     if all(r in groups for r in pts) and len({len(groups[r]) for r in pts}) == 1:
         # all 24 points at once (same number of slots each)
         block = probs64[np.stack([groups[r] for r in pts])]
-        hyps, post = stack_posteriors(block, (Side.WHITE, Side.BLACK), ow)
-        decided = _decide_stacks(block, hyps, post, hand_max)
+        hyps, post = stack_posteriors(block, (Side.WHITE, Side.BLACK), ow, gap_prior=GAP_PRIOR)
+        decided = _decide_stacks(block, hyps, post, hand_max, gaps=GAP_PRIOR > 0)
         order = np.argsort(-post, axis=1)[:, 1 : ALTERNATIVES + 1]
         contradicted = {i for i, (_, _, c, h) in enumerate(decided) if c <= 0.0 and not h}
         for i, (w, b, c, h) in enumerate(decided):
@@ -398,8 +404,8 @@ def counts_from_slot_probs(
             readings[region], h = _read_bar(slots, probs64, ix, hand_max)  # the cube may hide a bar checker
         else:
             ps = probs64[ix]
-            hyps, post = stack_posteriors(ps[None], (Side.WHITE, Side.BLACK), ow)
-            (w, b, conf, h), = _decide_stacks(ps[None], hyps, post, hand_max)
+            hyps, post = stack_posteriors(ps[None], (Side.WHITE, Side.BLACK), ow, gap_prior=GAP_PRIOR)
+            (w, b, conf, h), = _decide_stacks(ps[None], hyps, post, hand_max, gaps=GAP_PRIOR > 0)
             readings[region] = CountReading(w, b, conf, _alternatives(hyps, post[0]))
         if h:
             handy.add(region)
@@ -876,13 +882,18 @@ def _region_index(slots: tuple[Slot, ...]) -> dict[str, npt.NDArray[np.intp]]:
 
 
 def stack_posteriors(ps: npt.NDArray[np.float64], colours: tuple[Side, ...],
-                     object_weight: float = 1.0, cap: int | None = None) -> tuple[tuple[tuple[Side, int], ...], npt.NDArray[np.float64]]:
+                     object_weight: float = 1.0, cap: int | None = None,
+                     gap_prior: float = 0.0) -> tuple[tuple[tuple[Side, int], ...], npt.NDArray[np.float64]]:
     """The posterior of every stack hypothesis (``stack_hypotheses``, uniform prior) for many stacks
     with the same number of slots: ``ps`` is (stacks, slots, classes); returns the hypotheses and a
     (stacks, hypotheses) array whose rows sum to 1.  An "object" slot (a die or the cube) counts as
     empty, and as any checker class with weight ``object_weight`` (1: no evidence either way; 0: empty;
     the slot model labels a checker with a die on it as the checker, so "object" leans to empty).
-    ``cap``: the row capacity (None: the number of slots)."""
+    ``cap``: the row capacity (None: the number of slots).  ``gap_prior`` > 0: a count is also explained
+    by the first-row patterns with a gap (:func:`gap_patterns`), each with that prior weight against 1
+    for the packed pattern (an "object" slot is no checker in them - a die resting alone at a point's
+    tip must not offer a lone checker under it - and at the rail end no empty place either); the count's
+    posterior sums its patterns'."""
     _, k, _ = ps.shape
     q = np.array(ps[:, :, :OBJECT], np.float64)
     q[:, :, 0] += ps[:, :, OBJECT]
@@ -891,9 +902,47 @@ def stack_posteriors(ps: npt.NDArray[np.float64], colours: tuple[Side, ...],
     hyps, cls = stack_hypotheses(k, k if cap is None else cap, colours)
     logq = np.log(np.maximum(q, 1e-12))
     ll = logq[:, np.arange(k)[None, :], cls].sum(axis=2)  # (stacks, hypotheses)
-    post = np.exp(ll - ll.max(axis=1, keepdims=True))
+    if gap_prior <= 0 or k < 2:
+        post = np.exp(ll - ll.max(axis=1, keepdims=True))
+        post /= post.sum(axis=1, keepdims=True)
+        return hyps, post
+    owner, gcls = gap_patterns(k, k if cap is None else cap, colours)
+    # a die alone on a point is no checker under it, and a die on the rail-end position may hide one (a packed
+    # stack whose first checker carries a die must not read as one shifted from the rail)
+    if object_weight > 0:
+        q[:, :, 1:] -= object_weight * ps[:, :, OBJECT, None]
+    q[:, 0, 0] -= ps[:, 0, OBJECT]
+    logq = np.log(np.maximum(q, 1e-12))
+    gl = logq[:, np.arange(k)[None, :], gcls].sum(axis=2) + math.log(gap_prior)  # (stacks, gap patterns)
+    top = np.maximum(ll.max(axis=1, keepdims=True), gl.max(axis=1, keepdims=True))
+    post = np.exp(ll - top)
+    np.add.at(post.T, owner, np.exp(gl - top).T)
     post /= post.sum(axis=1, keepdims=True)
     return hyps, post
+
+
+@functools.lru_cache(maxsize=64)
+def gap_patterns(n_slots: int, cap: int, colours: tuple[Side, ...]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """The first-row patterns with a gap a played game leaves on a point, one layer high: a lone checker
+    at any position but the rail end, and 2..``n_slots``-1 checkers shifted one position from the rail
+    (the rail-end position empty).  Returns each pattern's hypothesis (index into
+    ``stack_hypotheses(n_slots, cap, colours)``) and its slot classes."""
+    hyps, _ = stack_hypotheses(n_slots, cap, colours)
+    index = {h: i for i, h in enumerate(hyps)}
+    owner: list[int] = []
+    rows: list[tuple[int, ...]] = []
+    for colour in colours:
+        one = 1 if colour is Side.WHITE else 4
+        for j in range(1, n_slots):  # a lone checker at position j
+            owner.append(index[(colour, 1)])
+            rows.append(tuple(one if s == j else 0 for s in range(n_slots)))
+        for n in range(2, n_slots):  # n checkers at positions 1..n
+            owner.append(index[(colour, n)])
+            rows.append(tuple(one if 1 <= s <= n else 0 for s in range(n_slots)))
+    o, t = np.asarray(owner, np.intp), np.asarray(rows, np.intp)
+    o.setflags(write=False)
+    t.setflags(write=False)
+    return o, t
 
 
 def decode_stacks(ps: npt.NDArray[np.float64], colours: tuple[Side, ...],
@@ -905,10 +954,11 @@ def decode_stacks(ps: npt.NDArray[np.float64], colours: tuple[Side, ...],
 
 
 def _decide_stacks(ps: npt.NDArray[np.float64], hyps: tuple[tuple[Side, int], ...], post: npt.NDArray[np.float64],
-                   hand_max: float) -> list[tuple[int, int, float, bool]]:
+                   hand_max: float, gaps: bool = False) -> list[tuple[int, int, float, bool]]:
     """(white, black, confidence, hand-like) per stack: the most likely hypothesis, its posterior as
     the confidence, 0 when a slot looks like a hand or the slots' own best classes mix colours or
-    leave a gap."""
+    leave a gap (``gaps``: a gap other than :func:`gap_patterns`' - a lone checker, or a row shifted
+    one position from the rail - with the rail-end slot's best class "empty", not a die)."""
     m = len(post)
     best = post.argmax(axis=1)
     conf = post[np.arange(m), best]
@@ -919,6 +969,10 @@ def _decide_stacks(ps: npt.NDArray[np.float64], hyps: tuple[tuple[Side, int], ..
     black = ((ks >= 4) & (ks <= 6)).any(axis=1)
     occ = ks != 0
     gap = (occ[:, 1:] & ~occ[:, :-1]).any(axis=1)
+    if gaps:  # a gap of gap_patterns' where the rail end is plainly empty (not a die that may hide a checker)
+        rest = occ[:, 1:]
+        shifted = ~(rest[:, 1:] & ~rest[:, :-1]).any(axis=1) | (occ.sum(axis=1) == 1)
+        gap &= ~((am[:, 0] == 0) & shifted)
     doubt = handy | (white & black) | gap
     out = []
     for i in range(m):

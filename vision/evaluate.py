@@ -259,14 +259,20 @@ def _stack_kind(w: int, b: int) -> str:
     return "empty" if n == 0 else "1-4" if n <= 4 else "5" if n == 5 else "6+"
 
 
-def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[str, Any]:
+def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40,
+                      frames_list: list[Any] | None = None) -> dict[str, Any]:
     """The checker stage alone (slot patches, model, joint decoding) on held-out rendered frames:
     what ``evaluate_rendered`` reports for the board, without running the dice and cube stages.
 
     Also the diagnosis: what the ARGMAX reading (ignoring confidence) gets right per region and per
     whole board, by colour scheme and by region kind (bar / points by true stack height); why the
     unsure regions are unsure (:func:`unsure_cause`); how often the truth is the reading or one of
-    its ``alternatives`` (and their mean probability of the truth); the checker stage's CPU time."""
+    its ``alternatives`` (and their mean probability of the truth); the checker stage's CPU time.
+
+    ``frames_list``: these frames (``vision.training.rendered.Rendered``, e.g. a game's still frames from
+    ``vision.training.games``) instead of the evaluation seeds; where a frame's truth has
+    ``stack_positions``, the points whose checkers are not packed from the rail are also tallied apart
+    (``gapped``)."""
     import statistics
     from collections import Counter
 
@@ -280,6 +286,7 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
     )
     from vision.hands import hand_model_or_none
     from vision.stacks import STACK_MODEL, StackClassifier, StackSampler
+    from vision.training.games import gapped
     from vision.training.rendered import EVAL_SEEDS, profile_for, rendered
 
     clf = SlotClassifier()
@@ -303,9 +310,12 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
     causes: Counter[str] = Counter()
     truth_prob: list[float] = []
     in_alternatives = not_in = 0
-    seeds = list(EVAL_SEEDS)[first : first + frames]
-    for seed in seeds:
-        r = rendered(seed)
+    gap_tally: Counter[str] = Counter()
+    gap_errors: list[str] = []
+    todo = frames_list if frames_list is not None else [rendered(s) for s in list(EVAL_SEEDS)[first : first + frames]]
+    seeds = [r.seed for r in todo]
+    for r in todo:
+        seed = r.seed if frames_list is None else r.image_path.stem
         t = r.truth
         prof = profile_for(t)
         sampler = SlotSampler(prof, clf.patch)
@@ -368,6 +378,11 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
             ok = (g.white, g.black) == want
             exact = exact and ok
             region_conf.append((g.confidence, ok))
+            if i < 24 and gapped(t.get("stack_positions", {}).get(name, [])):
+                gap_tally["right" if ok and g.confidence >= th else "wrong" if g.confidence >= th else "unsure"] += 1
+                if not ok and g.confidence >= th:
+                    gap_errors.append(f"{seed}: {name} at {t['stack_positions'][name]} read {g.white}W {g.black}B "
+                                      f"at {g.confidence}, truth {want}")
             kind = by_kind.setdefault("bar" if i == 24 else f"point_{_stack_kind(*want)}", Counter())
             for tally in (sch, kind):
                 tally["regions"] += 1
@@ -421,6 +436,7 @@ def evaluate_checkers(frames: int, cfg: VisionConfig, first: int = 40) -> dict[s
                   "covered_regions_read_confidently": sum(c >= th for c in covered_conf),
                   "covered_trays": len(covered_trays),
                   "covered_trays_read_confidently": sum(c >= th for c in covered_trays)},
+        "gapped": {"regions": dict(gap_tally), "errors": gap_errors[:20]},
         "by_scheme": {k: dict(v) for k, v in sorted(by_scheme.items())},
         "by_region_kind": {k: dict(v) for k, v in sorted(by_kind.items())},
         "exact_boards_by_scheme": {k: f"{v['exact_and_confident']}/{v['boards']}" for k, v in sorted(by_scheme.items())},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,46 @@ def test_a_side_face_read_alone_is_not_a_face(frame_902793: tuple[object, object
     # without the check, the side reads 4: the test sees the fault it guards against
     off = read_dice(img, prof, clf, VisionConfig(), search, DiceConfig(side_face_away_edges=0.0))  # type: ignore[arg-type]
     assert 4 in [d.face for d in _near(off, x, y, 1.5 * two["size_mm"])]  # type: ignore[attr-defined]
+
+
+def _game_frame(seed: int, seq: int) -> tuple[object, object, dict[str, object]]:
+    """Frame ``seq`` of rendered game ``seed`` as ``python -m referee.recorded record`` plays it
+    (1280x720, the recordings' pace); only that frame is rasterised (~2-5 s)."""
+    from referee.recorded import PACE
+    from referee.rendered import schedule
+    from vision.sim.game import GameDirector, GameScript
+    from vision.training.rendered import profile_for
+
+    d = GameDirector(seed, script=GameScript(schedule(2, 1), max_turns=40), width=1280, height=720, timing=PACE,
+                     pixels=seq == 0)
+    for img, truth in d.frames():
+        if int(truth["seq"]) == seq:
+            assert truth["still"], f"game {seed} frame {seq} is not still"
+            return img, profile_for(truth), truth
+        d.pixels = int(truth["seq"]) + 1 == seq
+    raise AssertionError(f"game {seed} ended before frame {seq}")
+
+
+@pytest.mark.parametrize(("seed", "seq", "at", "face", "side", "off"), [
+    # a flat 1 (green, camera 45 deg): its side toward the camera read alone, 15 mm off, as 4 at
+    # 0.972 with the pose model's P(flat) 0.89 (not doubted): the check ran only below P(flat) 0.5
+    (7446, 114, (250, 307), 1, 4, {"side_face_check_below": 0.0}),
+    # a flat 5 (black on cork, 15 px): its side read 1 at 0.991, 19 mm off; one edge farther from
+    # the camera the up face reads 5 at P(not a die) 0.059, above top_notdie_max's 0.05
+    (7448, 114, (669, 267), 5, 1, {"side_face_away_max_notdie": 0.05}),
+])
+def test_a_side_face_read_alone_on_a_game_frame(seed: int, seq: int, at: tuple[int, int], face: int, side: int,
+                                                off: dict[str, float]) -> None:
+    img, prof, truth = _game_frame(seed, seq)
+    die = next(d for d in truth["dice"]  # type: ignore[attr-defined]
+               if math.hypot(d["center_mm"][0] - at[0], d["center_mm"][1] - at[1]) < 2)
+    assert die["face"] == face and not die["cocked"], die
+    x, y = die["center_mm"][:2]
+    clf = FaceClassifier()
+    search = DiceSearch(prof)
+    found = read_dice(img, prof, clf, VisionConfig(), search)  # type: ignore[arg-type]
+    near = _near(found, x, y, 1.5 * die["size_mm"])
+    assert near and all(d.face in (face, None) for d in near), near  # type: ignore[attr-defined]
+    # without the wider check the side face stands: the test sees the fault it guards against
+    wrong = read_dice(img, prof, clf, VisionConfig(), search, replace(DiceConfig(), **off))  # type: ignore[arg-type]
+    assert side in [d.face for d in _near(wrong, x, y, 1.5 * die["size_mm"])]  # type: ignore[attr-defined]

@@ -238,7 +238,7 @@ def unread_tops(gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any],
                 dcfg: DiceConfig = DICE) -> set[int]:
     """Of the readings ``which`` (board mm ``mm``, their ``guesses``), those that are the side face of
     a die whose top was not read: the point ``DiceConfig.side_face_away_edges`` die edges (``z``)
-    farther from the camera's foot reads as a die (P(not a die) below ``top_notdie_max``) with
+    farther from the camera's foot reads as a die (P(not a die) below ``side_face_away_max_notdie``) with
     another face, and no reading lies within ``same_die_edges`` of it (a die touching another behind
     it is not doubted: that one is read).  :func:`side_face_readings` drops a side face when its top
     is read too; this catches the side read alone."""
@@ -253,7 +253,7 @@ def unread_tops(gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any],
         return set()
     g = first_readings(gray, profile, away[free], z, model)
     return {i for i, a in zip(free, g, strict=True)
-            if a.not_die < dcfg.top_notdie_max and a.face != guesses[i].face}
+            if a.not_die < dcfg.side_face_away_max_notdie and a.face != guesses[i].face}
 
 
 def pose_of(gray: npt.NDArray[Any], profile: Any, centres: list[tuple[float, float]],
@@ -485,9 +485,10 @@ def read_dice(
     pg = pose_guesses(gray, profile, centres)
     poses = pose_calls(pg, len(centres), dcfg)
     doubt = set() if pg is None else {j for j, p in enumerate(pg) if likely_leaning(p, dcfg)}
-    # a face standing on a reading the pose model doubts is flat may be a side face read alone
+    # a face standing on a reading the pose model doubts is flat, or below the call bar, may be a side face read alone
     doubted = [j for j, (i, p) in enumerate(zip(kept, poses, strict=True))
-               if p[3] < 0.5 and guesses[i].probability >= face_needed(p[3], config, dcfg)]
+               if (p[3] < 0.5 or guesses[i].probability < dcfg.side_face_check_below)
+               and guesses[i].probability >= face_needed(p[3], config, dcfg)]
     sides = unread_tops(gray, profile, mm, search.camera_xy, edge, [guesses[i] for i in kept], top_model,
                         doubted, dcfg) if top_model is not None else set()
     out: list[DieReading] = []

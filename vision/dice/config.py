@@ -329,3 +329,18 @@ class DiceConfig:
     pay no model call).  Right / wrong / unsure / missed / false, off -> 1.0: seen 900040-900339
     486/0/64/50/1 both, 900340-900579 393/0/41/46/0 both, 902700-902799 158/1/22/19/2 ->
     158/0/23/19/2 (that frame made the rule: seen, not held out)."""
+    side_face_check_below: float = 0.995
+    """A standing face read below this probability (the referee's call bar) is checked by
+    ``board.unread_tops`` whatever the pose model's P(flat) (0: only the faces of dice it doubts are
+    flat).  Session 12: on the recorded games the only sure-but-wrong faces (once a die lying on the
+    other die is matched first) were sides of flat dice read alone 14-15 mm off the die, at
+    P(flat) 0.74-0.89 (not doubted): 7446 frame 114 a 1 read 4 at 0.972 (24 frames), 7448 frame 114
+    a 5 read 1 at 0.991 (12), 7457 frame 913 a 5 read 4 at 0.993 (5).  Right / wrong / unsure /
+    missed / false, 0 -> 0.995 (with ``side_face_away_max_notdie`` 0.05 -> 0.08): seen 900040-900339
+    497/0/56/47/1 both; 900340-900579 397/0/37/46/0 both (0.2: 900533, a flat 1 read right at
+    0.992, made unsure: its away point reads 5 at P(not a die) 0.097); pose renders 901850-901889
+    faces 597/1/156 -> 596/1/157 (901852_4, a flat 1 at 0.977, made unsure).  Cost: 0.74 more
+    patches read per frame (one batched call on about half the frames) on 900040-900339."""
+    side_face_away_max_notdie: float = 0.08
+    """The point one edge farther from the camera is a die's top (``board.unread_tops``) when its
+    P(not a die) is below this (0.05 before session 12: 7448 frame 114's top reads 5 at 0.059)."""

@@ -83,6 +83,9 @@ def _game_frame(seed: int, seq: int) -> tuple[object, object, dict[str, object]]
     # a flat 5 (black on cork, 15 px): its side read 1 at 0.991, 19 mm off; one edge farther from
     # the camera the up face reads 5 at P(not a die) 0.059, above top_notdie_max's 0.05
     (7448, 114, (669, 267), 5, 1, {"side_face_away_max_notdie": 0.05}),
+    # a flat 3 (black on tan, camera 43 deg): its side 21 mm off read 1 at 0.9725, P(flat) 0.13: the
+    # tilted tier's bar (was 0.97) holds it; its top reads 3 at P(not a die) 0.39 (no check sees it)
+    (7441, 1045, (517, 413), 3, 1, {"tilted_face_min_probability": 0.97}),
 ])
 def test_a_side_face_read_alone_on_a_game_frame(seed: int, seq: int, at: tuple[int, int], face: int, side: int,
                                                 off: dict[str, float]) -> None:

@@ -202,7 +202,7 @@ def face_needed(p_flat: float, config: VisionConfig, dcfg: DiceConfig = DICE) ->
 
     >>> cfg = VisionConfig()
     >>> face_needed(0.9, cfg), face_needed(0.3, cfg), face_needed(0.05, cfg)
-    (0.9, 0.97, 0.99)
+    (0.9, 0.975, 0.99)
     """
     need = config.face_min_confidence
     if p_flat < 0.5:

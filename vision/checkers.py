@@ -425,7 +425,7 @@ def counts_from_slot_probs(
     for side, on in ((Side.WHITE, on_w), (Side.BLACK, on_b)):
         if on > CHECKERS:
             # more than 15 of a colour: the readings holding that colour cannot all be right
-            *pts_, bar = blamed((*points, bar), side, CHECKERS - on)
+            *pts_, bar = blamed((*points, bar), side, CHECKERS - on, full_row=len(groups["p1"]) if "p1" in groups else None)
             points = tuple(pts_)
     if trays is not None:
         tw, tb = tray_readings(trays, (on_w, on_b), (*points, bar), covered,
@@ -681,7 +681,7 @@ def totals_cross_check(readings: tuple[CountReading, ...], trays: tuple[CountRea
                        for sd, d in fix.items()):
             for sd, d in fix.items():
                 if sd not in blamed_by:
-                    blamed_by[sd] = blamed(readings, sd, d, trays[sides.index(sd)])
+                    blamed_by[sd] = blamed(readings, sd, d, trays[sides.index(sd)], full_row)
             out.append(min((blamed_by[sd][i] for sd in fix), key=lambda x: x.confidence))
             continue
         relief = 0.0
@@ -782,7 +782,7 @@ not beyond doubt when the totals say something is wrong)."""
 
 
 def blamed(readings: tuple[CountReading, ...], side: Side, d: int,
-           tray: CountReading | None = None) -> tuple[CountReading, ...]:
+           tray: CountReading | None = None, full_row: int | None = None) -> tuple[CountReading, ...]:
     """The board's readings (points, then the bar) when ``side``'s total is certainly wrong and needs
     ``d`` more checkers of that colour (negative: fewer) to be right: which reading is the wrong one?
 
@@ -796,7 +796,13 @@ def blamed(readings: tuple[CountReading, ...], side: Side, d: int,
     colour stay sure (session 10: the demo's set-up, a 5-stack read 6 at 0.51, capped every black
     point at ``TRAY_DOUBT``); a total off with no reading much likelier than the others leaves them all
     unsure, and with no reading listing an alternative that fixes it each one that could is capped at
-    ``TRAY_DOUBT``, as before."""
+    ``TRAY_DOUBT``, as before.
+
+    A point holding ``full_row`` or more of ``side`` (None: no such rule) is blamed at least
+    ``VisionConfig.slot_layer_error_cap`` for its own cap (a missed or phantom layer is the models' typical
+    error even where both agree and list no alternative; session 12, game 7430: a white 6 read 5 by both
+    went from 0.5 to 0.98 sure once an empty point's weak "lone checker" alternative took the blame),
+    which only ever lowers that point's confidence: the others keep their share of the plain blame."""
     blame: list[float] = []
     offered = 0.0
     for r in readings:
@@ -809,9 +815,20 @@ def blamed(readings: tuple[CountReading, ...], side: Side, d: int,
         offered += fixes
         blame.append(max(BLAME_FLOOR, fixes + max(0.0, 1.0 - r.confidence - listed)))
     total = sum(blame) + (max(BLAME_FLOOR, 1.0 - tray.confidence) if tray is not None else 0.0)
-    return tuple(r if b <= 0.0 else CountReading(
-        r.white, r.black, round(min(r.confidence, 1.0 - b / total if offered > 0.0 else TRAY_DOUBT), 4), r.alternatives)
-        for r, b in zip(readings, blame, strict=True))
+    layer = [full_row is not None and i < 24 and b > 0.0 and _count(r.white, r.black, side) >= full_row
+             for i, (r, b) in enumerate(zip(readings, blame, strict=True))]
+    floor = _DEFAULTS.slot_layer_error_cap
+    total_layer = total + sum(max(0.0, floor - b) for b, f in zip(blame, layer, strict=True) if f)
+    out = []
+    for r, b, f in zip(readings, blame, layer, strict=True):
+        if b <= 0.0:
+            out.append(r)
+            continue
+        c = 1.0 - b / total if offered > 0.0 else TRAY_DOUBT
+        if f and offered > 0.0:
+            c = min(c, 1.0 - max(b, floor) / total_layer)
+        out.append(CountReading(r.white, r.black, round(min(r.confidence, c), 4), r.alternatives))
+    return tuple(out)
 
 
 def _read_bar(slots: tuple[Slot, ...], probs: npt.NDArray[np.float64], ix: npt.NDArray[np.intp],

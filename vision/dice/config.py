@@ -132,24 +132,23 @@ class DiceConfig:
     """... and the winning face needs this share of their weight, else the face is unsure."""
     refined_min_probability: float = 0.97
     """A refined crop's face probability below this makes the face unsure."""
-    flat_min_probability: float = 0.99881
+    flat_min_probability: float = 0.99871
     """:func:`vision.dice.pose.pose_call`: P(flat) (the two-head die_pose.onnx's deciding head) at or
-    above this: flat; between this and the leaning / on-die limits below: unsure (None).  Session 12
-    (deciding head: session 7's weights moved 30 % toward their hard-negative fine-tune,
-    ``die_pose.train.json`` "session12"), tuned on the seen pose renders 901650-901799 at the die
-    stage's own centres (900 frames, 751 found cocked dice: the 2nd highest P(flat) of a cocked die,
-    ``tune(allow=0.002)``, plus half its distance to 1): the same cocked dice called flat as session
-    7's head and 0.99871 on 901650-901799, 901850-901899 and 904000-904159 (1, 1, 3)."""
+    above this: flat; between this and the leaning / on-die limits below: unsure (None).  Session 7
+    (deciding head: session 6's 16-epoch candidate), tuned on the seen pose renders 901500-901649 at
+    the die stage's own centres (900 frames, 745 found cocked dice: the 2nd highest P(flat) of a cocked
+    die, ``tune(allow=0.002)``, plus half its distance to 1); seen 901650-901799: 1 of 735 cocked dice
+    called flat, 354 of 2026 flat dice called flat (session 6's head at 0.99909: 2 and 281)."""
     on_die_min_probability: float = 0.5
     """A cocked die with P(on the other die) at or above this rests on top of the other die."""
-    leaning_min_probability: float = 0.95885
+    leaning_min_probability: float = 0.98514
     """:func:`vision.dice.pose.pose_call`: P(leaning) at or above this, or ...  Tuned on the same slice
-    (pooled: the 5th highest P(leaning) + P(on the other die) of the 2042 flat dice at the die stage's
-    centre the centre check leaves, ``tune(allow=0.002)``, plus half its distance to 1).  Seen, cocked
-    dice called cocked / flat dice called cocked (session 7's head and 0.98514 -> session 12's):
-    901650-901799 264/751, 1/2042 -> 292/751, 1/2042; 901850-901899 66/254, 1/703 -> 77/254, 1/703;
-    904000-904159 280/835, 1/2254 -> 317/835, 1/2254 (the same flat dice called cocked)."""
-    on_die_call_min_probability: float = 0.95885
+    (pooled: the 5th highest P(leaning) + P(on the other die) of the 2039 flat dice at the die stage's
+    centre, ``tune(allow=0.002)``, the dice it may call cocked read in their mirror image too, plus half
+    its distance to 1).  Seen 901650-901799 (900 frames): 261 of 735 cocked dice called cocked, 2 of
+    2026 flat dice called cocked (session 6's head and 0.98857: 226 and 2); the whole reader's seen
+    900040-900339 (pose stage at its found centres): 11 of 41 cocked, 0 of 497 flat (was 12 and 0)."""
+    on_die_call_min_probability: float = 0.98514
     """... P(on the other die) at or above this, or, the two being one pooled threshold, their sum:
     cocked (the split rule's own on-die limit called 4 of 660 flat dice cocked on 901550-901599)."""
     white_dice_bgr: tuple[int, int, int] | None = None
@@ -182,12 +181,8 @@ class DiceConfig:
     face of sessions 3 and 4 on 900040-900399).  Tuning seeds (400 dice): 2 right dice fewer, the same
     1 wrong (a cocked 3 with P(flat) 0.71).  0.99 for every P(flat) < 0.5 instead: 6 fewer on the
     tuning seeds, 18 fewer of 720 on 900040-900399."""
-    likely_leaning_min_probability: float = 0.4
-    """A die the pose model leaves unsure (not called cocked) with P(leaning) at least this ...  (0.6 on
-    the deciding head of sessions 7-11; 0.4 on session 12's averaged head, whose P(leaning) runs lower:
-    at 0.6 it read 4 faces wrong that were unsure before on the seen pose renders 901650-901799,
-    901850-901899, 904000-904159 (P(leaning) 0.418-0.576); at 0.4 the same wrong faces as before, and
-    15 flat + 22 cocked dice's right faces unsure on the 327 frames whose calls change)."""
+    likely_leaning_min_probability: float = 0.6
+    """A die the pose model leaves unsure (not called cocked) with P(leaning) at least this ..."""
     likely_leaning_max_flat: float = 0.3
     """... and a face-check P(flat) below this has no face (``board.likely_leaning``): its crop shows
     a side face almost as much as its top, and a side face can read at 0.98-0.995 (session 9, pose

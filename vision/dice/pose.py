@@ -93,16 +93,13 @@ CENTRE_CHECK_EDGES = 0.6
 """How far the centre check moves a die's centre away from the camera (die edges): where the top of a
 flat die is when the die stage read its side face toward the camera (its found centre 0.8-0.9 edges
 toward the camera: 901685_2, 901717_5 of the seen pose renders)."""
-CENTRE_CHECK_MIN_UP = 0.15
+CENTRE_CHECK_MIN_UP = 0.1
 """A die the deciding head calls cocked is called so only when its moved reading's P(leaning) + P(on
-the other die) is at least this; else it is unsure.  Session 11 (0.1): seen pose renders 901650-901799
-(2042 flat, 751 cocked dice found): of the 313 cocked dice at P(up) >= 0.97 the lowest moved reading
-is 0.184 (then 0.392), of the 10 flat dice at P(up) >= 0.9 one reads 0.034 there (901685_2, a flat 5
-whose side face the die stage read), the others 0.90-0.998 (centred dice the head misreads: the check
-leaves them).  Session 12 (0.15, with the averaged deciding head): the lowest moved reading of a cocked
-die at P(up) >= 0.95 is 0.211 on 901650-901799 (0.555 on 901850-901899, 0.244 on 904000-904159); the
-seen 904018_5, a flat die the head reads on the other die at 0.9911, reads 0.115 there (0.083 with
-session 11's head): set after seeing it, on a check set (seen)."""
+the other die) is at least this; else it is unsure.  Seen pose renders 901650-901799 (2042 flat, 751
+cocked dice found): of the 313 cocked dice at P(up) >= 0.97 the lowest moved reading is 0.184 (then
+0.392), of the 10 flat dice at P(up) >= 0.9 one reads 0.034 there (901685_2, a flat 5 whose side face
+the die stage read, P(up) 0.9905: called cocked at the committed 0.98514), the others 0.90-0.998
+(centred dice the head misreads: the check leaves them)."""
 GATE_OUTPUT = "gate_logits"
 """The second output of a two-head pose model: the v2 model's logits (its P(flat) feeds the face check)."""
 """The v2 model read the planes 0.5-2 edges only, without the view plane."""

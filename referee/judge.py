@@ -62,6 +62,7 @@ __all__ = [
     "illegal_boards",
     "judge_play",
     "judge_throw",
+    "judge_unread",
     "one_face_off",
     "reading_of",
     "region_logp",
@@ -581,6 +582,67 @@ def judge_throw(before: Position, known: Sequence[int], looks: Sequence[Look],
     cands = [(math.exp(x[0] - top) / z, x[2]) for x in scored] + [(math.exp(unplayed - top) / z, still)]
     return best[1], Judgement(kind, best[2], best[3], post, board_post, doubtful, fits=fits,
                               doubt=doubt_of(best[2], cands, looks, cfg))
+
+
+def judge_unread(before: Position, known: Sequence[int], looks: Sequence[Look], cfg: LikelihoodConfig | None = None,
+                 *, weak: Sequence[int] = ()) -> tuple[tuple[int, int], Judgement, tuple[tuple[int, int], ...]] | None:
+    """An illegal play whatever the unread faces were: (the likeliest roll, the ``ILLEGAL`` judgement, every roll
+    tried), or None.
+
+    ``known`` holds the faces read (0: unread); every roll agreeing with them is tried, a ``weak`` face (read below
+    the certainty that rules out a misread) changed too (weighed ``face_doubt`` / 5).  Each roll's legal plays and
+    named illegal boards (:func:`illegal_boards`, at ``illegal_prior``) are scored as in :func:`judge_throw`.  The
+    likeliest board is called only when it is no legal play of any roll tried, holds ``illegal_margin`` of the
+    posterior, the legal plays of every roll together hold less than ``illegal_max_legal``, a region read at
+    ``refute_confidence`` contradicts every legal play of every roll and the board as it stood, and the board fits
+    and is supported (:func:`judge_play`'s conditions).  How the laws name it under each roll (a play left
+    incomplete or not) is the caller's to check."""
+    cfg = cfg or LikelihoodConfig()
+    faces = [f for f in known if f]
+    loose = [f for f in faces if f in weak]
+    hard = [f for f in faces if f not in weak]
+    rolls = [(r, off) for r in ROLLS if (off := _faces_off(r, hard, loose)) is not None]
+    miss = math.log(cfg.face_doubt / 5) - math.log(1 - cfg.face_doubt) if loose else 0.0
+    cache: dict[tuple[int, tuple[int, int]], float] = {}
+    scored: list[tuple[float, tuple[int, int], Board, str]] = []  # (log-posterior, roll, board, "" or its family)
+    legal_any: set[Board] = set()
+    tried: list[tuple[int, int]] = []
+    for roll, off in rolls:
+        try:
+            plays = legal_plays(before, Dice(*roll))
+        except PositionError:
+            return None
+        tried.append(roll)
+        prior = math.log(1 / 36 if roll[0] == roll[1] else 2 / 36) + off * miss
+        boards = {_board_of(p.after) for p in plays}
+        legal_any |= boards
+        scored += [(board_logp(b, looks, cfg, cache) + prior, roll, b, "") for b in boards]
+        scored += [(board_logp(b, looks, cfg, cache) + prior + math.log(cfg.illegal_prior), roll, b, k)
+                   for b, k in illegal_boards(before, Dice(*roll), plays).items()]
+    if not scored:
+        return None
+    still = _board_of(before)
+    unplayed = board_logp(still, looks, cfg, cache) + math.log(cfg.unplayed_prior)
+    top = max(max(x[0] for x in scored), unplayed)
+    if unplayed >= top:
+        return None
+    z = sum(math.exp(x[0] - top) for x in scored) + math.exp(unplayed - top)
+    best = max(scored, key=lambda x: x[0])
+    board = best[2]
+    if not best[3] or board in legal_any:
+        return None
+    legal_mass = sum(math.exp(x[0] - top) for x in scored if not x[3]) / z
+    post = sum(math.exp(x[0] - top) for x in scored if x[2] == board) / z
+    sure = [(i, (r.white, r.black)) for look in looks for i, r in enumerate(look) if r.confidence >= cfg.refute_confidence]
+    refuted = all(any(b[i] != wb for i, wb in sure) for b in (*legal_any, still))
+    if not (refuted and post >= cfg.illegal_margin and legal_mass < cfg.illegal_max_legal
+            and _fits(board, looks, cfg) and _supported(board, still, looks, cfg)):
+        return None
+    first = looks[0] if looks else ()
+    doubtful = tuple(i + 1 for i in range(24) if first and ((first[i].white, first[i].black) != board[i]
+                                                            or calibrated(first[i], cfg) < cfg.fit_p))
+    return best[1], Judgement(JudgementKind.ILLEGAL, board, None, post, legal_mass, doubtful, best[3], True), \
+        tuple(tried)
 
 
 def _faces_off(roll: tuple[int, int], hard: Sequence[int], loose: Sequence[int]) -> int | None:

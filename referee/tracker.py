@@ -48,6 +48,7 @@ from referee.judge import (
     illegal_boards,
     judge_play,
     judge_throw,
+    judge_unread,
     region_logp,
 )
 from rules.dice import Dice
@@ -1866,6 +1867,11 @@ class Tracker:
             known = roll == s.dice
         else:
             roll, j = judge_throw(before, s.dice, [sc.readings], cfg.judge, weak=s.weak)
+            if j.unplayed and hold and self._unread_called(before, [sc.readings]) is not None:
+                # the board as it stood is likelier than any legal play, but an illegal play whatever the unread
+                # face was is likelier still: not a throw taken back -- held, so that its correction tells the roll
+                # and the lifted board is called from it (``_corrected_illegal``); 7421 s12v frame 2174
+                j = replace(j, unplayed=False)
         if j.unplayed:  # taken back unplayed (a void throw): it never reaches the laws; he throws again
             self.state = _taken_back(s)
             return []
@@ -1877,6 +1883,26 @@ class Tracker:
             self._looks, self._moved_on = [sc.readings], False
             return []
         return self._on_record(turn, s.start, roll, j, seq, t, dice_read=known, throw=s.guess)
+
+    def _unread_called(self, before: Position, looks: Sequence[Any]) -> tuple[tuple[int, int], Judgement] | None:
+        """The mover's throw, a face unread, lifted on a board that is an illegal play whatever that face was
+        (``referee.judge.judge_unread``), named alike under every roll tried (a play left incomplete or not), from
+        the board the laws have and no other in doubt: (the likeliest roll, the illegal judgement); else None.
+        Only with a die of the throw seen landing and a face of it read (a throw never seen may be the other side's
+        turn passed unseen).  7421 s12v frame 2174: Black moved a white checker with a 6 and a die unread."""
+        s = self.state
+        cfg = self.config.judge
+        assert s.dice is not None and cfg is not None
+        if s.fix is not None or s.start != s.sent or s.filled or not s.dice_xy or not any(s.dice):
+            return None
+        found = judge_unread(before, s.dice, looks, cfg, weak=s.weak)
+        if found is None:
+            return None
+        roll, j, tried = found
+        named = {_left_incomplete(before, r, j.board) for r in tried}
+        if len(named) != 1 or None in named or self._in_doubt(before, roll, j.board, j.label):
+            return None
+        return roll, j
 
     def _on_record(self, turn: Side, start: Board, roll: tuple[int, int], j: Any, seq: int, t: float, *,
                    dice_read: bool, throw: bool) -> list[Emitted]:

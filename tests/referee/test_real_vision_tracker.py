@@ -14,7 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from referee.judge import LikelihoodConfig, _faults_of, _moved, face_off_rolls, one_face_off
+from referee.judge import (
+    LikelihoodConfig,
+    _faults_of,
+    _moved,
+    face_off_rolls,
+    judge_unread,
+    one_face_off,
+    reading_of,
+)
 from referee.session import Session, SessionInfo, presented
 from referee.tracker import (
     Emitted,
@@ -258,6 +266,31 @@ def test_a_play_lifted_early_is_called_when_every_roll_its_correction_allows_nam
     assert codes == [("incomplete-play", Side.BLACK)]
     last = ses.machine.match_record().games[0].actions[-1]
     assert isinstance(last, Move) and last.play == "8/5 6/5"  # the correction on record
+    s = opened(Script())
+    s.show(p1, landed).show(lifted, landed).show(lifted).show(lifted, white)
+    assert session_run(s).stats.infractions == 0
+
+
+def test_a_play_illegal_whatever_its_unread_face_is_held_not_taken_back_and_called_when_corrected() -> None:
+    """7421 s12v frame 2174: Black's 6 read, his other die unread; he moved one of White's checkers 6 pips (13/7 in
+    White's numbering) and lifted.  No legal play of any roll explains that board, so the board as it stood was
+    likelier and the throw was taken back: the correction then looked like his rethrow's play and nothing was
+    called.  It is an illegal play whatever the unread face (judge.judge_unread): held, and when corrected into a
+    legal 6-4 it is called.  Left uncorrected, it is taken back at the next throw, never called."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    landed = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), unread(die(4, Area.LEFT_TABLE, B_SPOTS[1])))
+    lifted = _moved(p1, Side.WHITE, [(13, 7)])
+    assert lifted is not None
+    corrected = after(p1, (6, 4), "24/18 13/9")
+    black = p1.with_turn(Side.BLACK)
+    found = judge_unread(black, (6, 0), [reading_of(board_of(lifted), 1.0)], LikelihoodConfig())
+    assert found is not None and found[1].label == "wrong_colour" and len(found[2]) == 6
+    white = (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.RIGHT_TABLE, W_SPOTS[1]))
+    s = opened(Script())
+    s.show(p1, landed).show(lifted, landed).show(lifted).show(corrected).show(corrected, white)
+    ses = session_run(s)
+    codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+    assert codes == [("illegal-play", Side.BLACK)]
     s = opened(Script())
     s.show(p1, landed).show(lifted, landed).show(lifted).show(lifted, white)
     assert session_run(s).stats.infractions == 0

@@ -238,8 +238,8 @@ def unread_tops(gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any],
                 dcfg: DiceConfig = DICE) -> set[int]:
     """Of the readings ``which`` (board mm ``mm``, their ``guesses``), those that are the side face of
     a die whose top was not read: the point ``DiceConfig.side_face_away_edges`` die edges (``z``)
-    farther from the camera's foot reads as a die (P(not a die) below ``side_face_away_max_notdie``) with
-    another face, and no reading lies within ``same_die_edges`` of it (a die touching another behind
+    farther from the camera's foot reads as a die (P(not a die) below ``side_face_away_max_notdie``; with
+    another face unless ``side_face_away_any_face``), and no reading lies within ``same_die_edges`` of it (a die touching another behind
     it is not doubted: that one is read).  :func:`side_face_readings` drops a side face when its top
     is read too; this catches the side read alone."""
     if dcfg.side_face_away_edges <= 0 or not which:
@@ -253,7 +253,7 @@ def unread_tops(gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any],
         return set()
     g = first_readings(gray, profile, away[free], z, model)
     return {i for i, a in zip(free, g, strict=True)
-            if a.not_die < dcfg.side_face_away_max_notdie and a.face != guesses[i].face}
+            if a.not_die < dcfg.side_face_away_max_notdie and (dcfg.side_face_away_any_face or a.face != guesses[i].face)}
 
 
 def pose_of(gray: npt.NDArray[Any], profile: Any, centres: list[tuple[float, float]],

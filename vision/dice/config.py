@@ -348,3 +348,10 @@ class DiceConfig:
     side_face_away_max_notdie: float = 0.08
     """The point one edge farther from the camera is a die's top (``board.unread_tops``) when its
     P(not a die) is below this (0.05 before session 12: 7448 frame 114's top reads 5 at 0.059)."""
+    side_face_away_any_face: bool = True
+    """... whatever face that point reads (off: only with another face than the reading's, as in
+    sessions 8-11).  Recorded game 7457 frame 913 (s11a): a flat 5's side, 15 mm off, read 4 at
+    0.993; its top, one edge on, reads 4 too (0.70, one unturned reading, P(not a die) 0.018).  Off
+    -> on: seen 900040-900339 and 900340-900579 no reading changed; pose renders 901850-901889 one
+    right face made unsure (901861_5, a cocked 1 at 0.994); 36 other re-rendered game frames no
+    change.  Added after fresh 903600-903699 was measured (at 821c168): not measured fresh."""

@@ -49,6 +49,7 @@ __all__ = ["GameFigures", "Misreads", "RecordedFrame", "RecordedGame", "cache_di
            "load_game", "misreads", "parse_seeds", "record_game", "replay_game", "save_game"]
 
 FPS = 30.0  # the frame rate the latencies are quoted at (rendered games are paced in frames)
+DIE_MM = 16.0  # a die's edge for pairing read dice with true ones (rendered dice are 14-19 mm: vision.geometry)
 
 
 def cache_dir() -> Path:
@@ -362,7 +363,7 @@ class Misreads:
     regions_sure: int  # region readings at or above the confidence threshold
     regions_wrong: int  # ... that differ from the truth
     worst: tuple[tuple[str, tuple[int, int], tuple[int, int], int], ...]  # (region, truth, read, frames), most first
-    faces_sure: int  # dice matched to a true die (centres within 10 mm) with a face read at the threshold
+    faces_sure: int  # dice paired with a true die (as vision.dice.evaluate.match pairs) with a face read at the threshold
     faces_wrong: int
     flat_called_cocked: int  # dice called cocked that lie flat
 
@@ -377,6 +378,8 @@ def misreads(rec: RecordedGame, threshold: float = 0.9) -> Misreads:
     """Count ``rec``'s sure-but-wrong readings (regions and die faces at ``threshold`` or above) on its still frames."""
     from collections import Counter
 
+    from vision.dice.evaluate import match
+
     wrong: Counter[tuple[str, tuple[int, int], tuple[int, int]]] = Counter()
     frames = sure = faces = faces_wrong = flat_cocked = 0
     for f in rec.frames:
@@ -390,12 +393,14 @@ def misreads(rec: RecordedGame, threshold: float = 0.9) -> Misreads:
                 sure += 1
                 if (r.white, r.black) != (tc.white, tc.black):
                     wrong[(k, (tc.white, tc.black), (r.white, r.black))] += 1
-        for d in f.obs.dice:
-            near = [t for t in f.truth.dice
-                    if (t.center_mm[0] - d.center_mm[0]) ** 2 + (t.center_mm[1] - d.center_mm[1]) ** 2 <= 100.0]
-            if not near:
+        # paired as vision's dice evaluation pairs them: nearest first within 1.5 die sizes, a die resting on the
+        # other die first (it is the one seen; the die under it is hidden), each reading used once
+        pairs = match([{"center_mm": t.center_mm, "size_mm": DIE_MM, "on_die": t.on_die} for t in f.truth.dice],
+                      f.obs.dice)
+        for ti, j in enumerate(pairs):
+            if j is None:
                 continue
-            td = near[0]
+            d, td = f.obs.dice[j], f.truth.dice[ti]
             if d.face is not None and d.face_confidence >= threshold:
                 faces += 1
                 faces_wrong += d.face != td.face

@@ -215,3 +215,33 @@ def test_misreads_counts_sure_wrong_regions_and_faces_on_still_frames(monkeypatc
     out = capsys.readouterr().out
     assert f"regions wrong {m.regions_wrong}/{m.regions_sure} sure" in out and "total: 1 games" in out
     assert _main(["misreads", "7102", "--tag", "m"]) == 2  # not recorded: named, refused
+
+
+def test_misreads_pairs_a_die_resting_on_the_other_with_itself_and_a_side_face_read_off_its_die() -> None:
+    """A die resting on the other die is the one seen: its face read rightly is scored against it, not against the
+    hidden die under it (which came first in the truth); a face read 18 mm from its die's centre (a side face of a
+    cocked die) is still paired with it (as ``vision.dice.evaluate.match`` pairs), and read wrongly, counted."""
+    import dataclasses
+
+    from referee.recorded import misreads
+
+    rec = _oracle_recording(7101, 4)
+    frames, n = [], 0
+    for f in rec.frames:
+        if f.still and f.truth is not None and f.obs.still and not f.obs.covered and len(f.truth.dice) == 2:
+            under, top = f.truth.dice
+            x, y = under.center_mm
+            top = dataclasses.replace(top, face=under.face % 6 + 1, center_mm=(x + 3.0, y), on_die=True)
+            seen = dataclasses.replace(top, face_confidence=1.0, on_die=False)  # read rightly (on_die unread)
+            off = dataclasses.replace(top, face=top.face % 6 + 1, face_confidence=1.0, center_mm=(x + 3.0, y + 40.0),
+                                      on_die=False)
+            off_truth = dataclasses.replace(off, face=off.face % 6 + 1, center_mm=(x + 3.0, y + 58.0))
+            truth = dataclasses.replace(f.truth, dice=(under, top, off_truth))
+            f = dataclasses.replace(f, truth=truth, obs=dataclasses.replace(f.obs, dice=(seen, off)))
+            n += 1
+        frames.append(f)
+    clean = misreads(rec)
+    assert n > 0 and clean.faces_wrong == 0
+    m = misreads(dataclasses.replace(rec, frames=tuple(frames)))
+    # two dice read on each such frame as before: the die on the die right, the face read 18 mm off wrong
+    assert m.faces_sure == clean.faces_sure and m.faces_wrong == n

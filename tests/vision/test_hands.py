@@ -35,12 +35,16 @@ def _onehot(labels: list[int], p: float = 0.9999) -> np.ndarray:
 
 
 def _false_hand() -> tuple[np.ndarray, list[tuple[int, int]]]:
-    """p3 holds 2 white, p9 4 black; an empty slot of p4 looks like a hand (0.9)."""
+    """p3 holds 2 white, p9 4 black; an empty slot of p4 looks like a hand (0.9), and otherwise empty (the rest of
+    its probability mostly on "empty", as the slot model gives it: a uniform rest would be no evidence, and since
+    session 12 a lone checker off the rail is a pattern the decoder weighs)."""
     points = [(0, 0)] * 24
     points[2], points[8] = (2, 0), (0, 4)
-    probs = _onehot(slot_labels(LAYOUT, SLOTS, points, (0, 0)))
+    labels = slot_labels(LAYOUT, SLOTS, points, (0, 0))
+    probs = _onehot(labels)
     k = next(i for i, s in enumerate(SLOTS) if s.region == "p4" and s.index == 1)
-    probs[k] = 0.1 / (len(SLOT_CLASSES) - 1)
+    probs[k] = 0.001 / (len(SLOT_CLASSES) - 2)
+    probs[k, labels[k]] = 0.099
     probs[k, HAND] = 0.9
     return probs, points
 

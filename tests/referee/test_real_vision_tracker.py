@@ -79,6 +79,11 @@ def session_run(script: Script, cfg: TrackerConfig = REAL) -> Session:
     return s
 
 
+def codes_of(ses: Session) -> list[tuple[str, Side | None]]:
+    """The session's calls: (verdict code, offender), checks left out."""
+    return [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+
+
 def opened(script: Script) -> Script:
     """Set-up read unsure on three points, then the opening 5-3 (WHITE opens) read fully."""
     script.show(START, unsure_points=(2, 3, 4))
@@ -232,7 +237,7 @@ def test_a_play_legal_if_a_weak_face_was_misread_is_called_when_corrected_to_a_p
     s = opened(Script())
     s.show(p1, landed).show(bad, landed).show(bad).show(good).show(good, white)
     ses = session_run(s)
-    codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+    codes = codes_of(ses)
     assert codes == [("illegal-play", Side.BLACK)]
     last = ses.machine.match_record().games[0].actions[-1]
     assert isinstance(last, Move) and last.play == "24/18 13/9"  # the correction on record
@@ -262,7 +267,7 @@ def test_a_play_lifted_early_is_called_when_every_roll_its_correction_allows_nam
     s = opened(Script())
     s.show(p1, landed).show(lifted, landed).show(lifted).show(corrected).show(corrected, white)
     ses = session_run(s)
-    codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+    codes = codes_of(ses)
     assert codes == [("incomplete-play", Side.BLACK)]
     last = ses.machine.match_record().games[0].actions[-1]
     assert isinstance(last, Move) and last.play == "8/5 6/5"  # the correction on record
@@ -289,7 +294,7 @@ def test_a_play_illegal_whatever_its_unread_face_is_held_not_taken_back_and_call
     s = opened(Script())
     s.show(p1, landed).show(lifted, landed).show(lifted).show(corrected).show(corrected, white)
     ses = session_run(s)
-    codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+    codes = codes_of(ses)
     assert codes == [("illegal-play", Side.BLACK)]
     s = opened(Script())
     s.show(p1, landed).show(lifted, landed).show(lifted).show(lifted, white)
@@ -337,7 +342,7 @@ def test_an_illegal_play_is_called_though_where_the_checker_went_is_unsure() -> 
     bad = after(p1, (6, 5), "24/18 13/8")
     s.show(p1, b).show(bad, b, unsure_points=(17,)).show(bad, unsure_points=(17,))
     ses = session_run(s)
-    codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+    codes = codes_of(ses)
     assert codes == [("illegal-play", Side.BLACK)]
     # ... but not when the legal play stays likely (see the test above), nor when told to keep doubt
     strict = replace(REAL, judge=replace(LikelihoodConfig(), illegal_max_legal=1e-9, support_p=0.99))
@@ -454,7 +459,7 @@ def test_a_die_left_unplayed_read_surely_is_called_at_the_lift() -> None:
                                 {**{k: v for k, v in enumerate(p1.black) if v and 0 < k < 25}, 24: 1, 18: 1})
     s.show(p1, b).show(half, b).show(half)  # only the 6 played (24/18), the dice lifted
     ses = session_run(s)
-    codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+    codes = codes_of(ses)
     assert codes == [("incomplete-play", Side.BLACK)]
 
 
@@ -469,7 +474,7 @@ def test_an_illegal_play_with_a_die_unread_is_called_when_it_is_corrected() -> N
     s.show(p1, seen).show(bad, seen).show(bad).show(good)
     s.show(good, (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.RIGHT_TABLE, W_SPOTS[1])))
     ses = session_run(s)
-    codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+    codes = codes_of(ses)
     assert codes == [("illegal-play", Side.BLACK)]
     throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
     assert any(t.player is Side.BLACK and sorted(t.values) == [4, 6] for t in throws)
@@ -502,7 +507,7 @@ def test_a_play_lifted_early_is_called_incomplete_when_its_correction_completes_
 
     for play in ("24/18 13/9", "24/14"):
         ses = corrected([(24, 18)], play)
-        codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+        codes = codes_of(ses)
         assert codes == [("incomplete-play", Side.BLACK)], play
         last = ses.machine.match_record().games[0].actions[-1]
         assert isinstance(last, Move) and last.play == play  # the correction on record
@@ -790,7 +795,7 @@ def test_a_die_read_cocked_beyond_doubt_in_the_throwers_table_is_called() -> Non
                                (0.998, Area.RIGHT_TABLE, False)):
         s = opened(Script()).show(p1, cocked_throw(conf, area)).show(p1)
         ses = session_run(s)
-        codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+        codes = codes_of(ses)
         assert codes == ([("dice-cocked", Side.BLACK)] if called else []), (conf, area, codes)
 
 
@@ -827,7 +832,7 @@ def test_dice_in_the_movers_own_table_as_his_dice_are_lifted_are_the_next_throw_
                  sure_face(die(faces[1], Area.LEFT_TABLE, (460.0, 240.0))))
         s = opened(Script()).show(p1, black).show(p2, black).show(p2, wrong).show(p2)
         ses = session_run(s)
-        codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+        codes = codes_of(ses)
         assert codes == ([("dice-wrong-table", Side.WHITE)] if called else []), (faces, codes)
         assert ses.machine.position == p2
 
@@ -1010,7 +1015,7 @@ def test_a_wrong_double_after_a_play_held_only_for_which_legal_play_is_called() 
         ses = session_run(s)
         held = [j for j in ses.judged if isinstance(j.emitted.event, PositionObserved) and j.emitted.unsure]
         assert held, "black's play should go on record unsure"
-        codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+        codes = codes_of(ses)
         assert codes == ([("cube-wrong-value", Side.WHITE)] if called else []), (called, codes)
 
 
@@ -1074,7 +1079,7 @@ def test_a_wrong_double_after_a_held_play_is_called_when_an_earlier_play_was_uns
                 ses.tracker.state = replace(ses.tracker.state, known=False)
             ses.process(obs)
         ses.flush()
-        codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+        codes = codes_of(ses)
         assert codes == ([("cube-wrong-value", Side.WHITE)] if called else []), (called, codes)
 
 
@@ -1141,7 +1146,7 @@ def test_a_cube_turned_on_the_movers_own_side_is_asked_never_called() -> None:
         s.cube = cube(4, where)  # turned to 4 from the middle: a wrong value if WHITE offered it
         s.show(p2)
         ses = session_run(s)
-        codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+        codes = codes_of(ses)
         assert codes == ([("cube-wrong-value", Side.WHITE)] if called else []), (where, codes)
         if not called:
             asked = [j.verdict.director for j in ses.judged if j.verdict.kind is VerdictKind.CHECK]
@@ -1189,7 +1194,7 @@ def test_dice_in_the_opponents_table_after_a_turn_that_may_have_passed_unseen_ar
             else:  # picked up with nothing moved: BLACK's throw in the wrong table (the hand lifting them may
                 s.show(p3, unsure_points=unsure).show(p3)  # hide points: the next look tells)
             ses = session_run(s)
-            codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+            codes = codes_of(ses)
             assert codes == ([] if played else [("dice-wrong-table", Side.BLACK)]), (text, played, unsure, codes)
             if played:
                 asked = [j.verdict.director for j in ses.judged if j.verdict.kind is VerdictKind.CHECK]
@@ -1228,7 +1233,7 @@ def test_dice_in_the_dancers_table_right_after_his_dance_are_held_until_lifted()
         else:
             s.show(last)
         ses = session_run(s)
-        codes = [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+        codes = codes_of(ses)
         assert codes == ([] if played else [("dice-wrong-table", Side.WHITE)]), (dance, played, codes)
         if played:
             asked = [j.verdict.director for j in ses.judged if j.verdict.kind is VerdictKind.CHECK]

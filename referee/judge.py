@@ -388,25 +388,18 @@ def judge_play(before: Position, dice: Dice | tuple[int, int], looks: Sequence[L
     legal_mass = sum(p for p, _, is_legal in post if is_legal)
     best_legal = max((x for x in post if x[2]), key=lambda x: x[0])
     best_any = max(post, key=lambda x: x[0])
-    first = looks[0] if looks else ()
     if allow_illegal and not best_any[2]:
         # a confident reading contradicts every legal play and the board as it stood, or nothing is called
-        sure = [(i, (r.white, r.black)) for look in looks for i, r in enumerate(look)
-                if r.confidence >= cfg.refute_confidence]
-        allow_illegal = all(any(b[i] != wb for i, wb in sure) for b in (*legal, still))
+        allow_illegal = _refuted((*legal, still), looks, cfg)
 
     if allow_illegal and not best_any[2] and cfg.one_face_guard:
         allow_illegal = not one_face_off(before, d, best_any[1], (d.d1, d.d2) if weak is None else weak)
-
-    def doubtful(board: Board) -> tuple[int, ...]:
-        return tuple(i + 1 for i in range(24) if first and ((first[i].white, first[i].black) != board[i]
-                                                            or calibrated(first[i], cfg) < cfg.fit_p))
 
     if (allow_illegal and not best_any[2] and best_any[0] >= cfg.illegal_margin
             and legal_mass < cfg.illegal_max_legal and _fits(best_any[1], looks, cfg)
             and _supported(best_any[1], _board_of(before), looks, cfg)):
         b = best_any[1]
-        return Judgement(JudgementKind.ILLEGAL, b, None, best_any[0], legal_mass, doubtful(b), illegal[b], True)
+        return Judgement(JudgementKind.ILLEGAL, b, None, best_any[0], legal_mass, _doubtful(b, looks, cfg), illegal[b], True)
     if allow_illegal and not best_any[2] and legal_mass < min(cfg.illegal_max_legal, cfg.kind_max_legal) \
             and _fits(best_any[1], looks, cfg):
         # which illegal board is not clear, but every likely one is the same kind of fault (a die left
@@ -415,7 +408,7 @@ def judge_play(before: Position, dice: Dice | tuple[int, int], looks: Sequence[L
         partial = sum(p for p, b, is_legal in post if not is_legal and illegal[b] == "incomplete")
         if min(partial, ill - partial) <= cfg.kind_doubt * ill:
             b = best_any[1]
-            return Judgement(JudgementKind.ILLEGAL, b, None, best_any[0], legal_mass, doubtful(b), illegal[b], True)
+            return Judgement(JudgementKind.ILLEGAL, b, None, best_any[0], legal_mass, _doubtful(b, looks, cfg), illegal[b], True)
     pb, b, _ = best_legal
     fits = _fits(b, looks, cfg)
     # the board as it stood (nothing played: a void throw taken back), when no legal play, shares the
@@ -426,7 +419,7 @@ def judge_play(before: Position, dice: Dice | tuple[int, int], looks: Sequence[L
     sure_p = pb * share
     kind = JudgementKind.LEGAL if sure_p >= cfg.legal_margin and fits else JudgementKind.UNSURE
     cands = [(p * share, c) for p, c, _ in post] + ([] if still in legal else [(1.0 - share, still)])
-    return Judgement(kind, b, legal[b], pb, legal_mass, () if kind is JudgementKind.LEGAL else doubtful(b),
+    return Judgement(kind, b, legal[b], pb, legal_mass, () if kind is JudgementKind.LEGAL else _doubtful(b, looks, cfg),
                      fits=fits, doubt=doubt_of(b, cands, looks, cfg))
 
 
@@ -575,10 +568,7 @@ def judge_throw(before: Position, known: Sequence[int], looks: Sequence[Look],
     fits = _fits(best[2], looks, cfg)
     agrees = _faces_off(best[1], faces, []) is not None
     kind = JudgementKind.LEGAL if post >= cfg.legal_margin and fits and agrees else JudgementKind.UNSURE
-    first = looks[0] if looks else ()
-    doubtful = () if kind is JudgementKind.LEGAL else tuple(
-        i + 1 for i in range(24) if first and ((first[i].white, first[i].black) != best[2][i]
-                                               or calibrated(first[i], cfg) < cfg.fit_p))
+    doubtful = () if kind is JudgementKind.LEGAL else _doubtful(best[2], looks, cfg)
     cands = [(math.exp(x[0] - top) / z, x[2]) for x in scored] + [(math.exp(unplayed - top) / z, still)]
     return best[1], Judgement(kind, best[2], best[3], post, board_post, doubtful, fits=fits,
                               doubt=doubt_of(best[2], cands, looks, cfg))
@@ -633,16 +623,25 @@ def judge_unread(before: Position, known: Sequence[int], looks: Sequence[Look], 
         return None
     legal_mass = sum(math.exp(x[0] - top) for x in scored if not x[3]) / z
     post = sum(math.exp(x[0] - top) for x in scored if x[2] == board) / z
-    sure = [(i, (r.white, r.black)) for look in looks for i, r in enumerate(look) if r.confidence >= cfg.refute_confidence]
-    refuted = all(any(b[i] != wb for i, wb in sure) for b in (*legal_any, still))
-    if not (refuted and post >= cfg.illegal_margin and legal_mass < cfg.illegal_max_legal
-            and _fits(board, looks, cfg) and _supported(board, still, looks, cfg)):
+    if not (_refuted((*legal_any, still), looks, cfg) and post >= cfg.illegal_margin
+            and legal_mass < cfg.illegal_max_legal and _fits(board, looks, cfg) and _supported(board, still, looks, cfg)):
         return None
+    return best[1], Judgement(JudgementKind.ILLEGAL, board, None, post, legal_mass, _doubtful(board, looks, cfg),
+                              best[3], True), tuple(tried)
+
+
+def _refuted(boards: Iterable[Board], looks: Sequence[Look], cfg: LikelihoodConfig) -> bool:
+    """A region read at ``refute_confidence`` contradicts every one of ``boards`` (the legal plays and the board as
+    it stood: else no illegal play is called)."""
+    sure = [(i, (r.white, r.black)) for look in looks for i, r in enumerate(look) if r.confidence >= cfg.refute_confidence]
+    return all(any(b[i] != wb for i, wb in sure) for b in boards)
+
+
+def _doubtful(board: Board, looks: Sequence[Look], cfg: LikelihoodConfig) -> tuple[int, ...]:
+    """The points (1-24) of ``board`` the first look reads otherwise or below ``fit_p`` (the players check them)."""
     first = looks[0] if looks else ()
-    doubtful = tuple(i + 1 for i in range(24) if first and ((first[i].white, first[i].black) != board[i]
-                                                            or calibrated(first[i], cfg) < cfg.fit_p))
-    return best[1], Judgement(JudgementKind.ILLEGAL, board, None, post, legal_mass, doubtful, best[3], True), \
-        tuple(tried)
+    return tuple(i + 1 for i in range(24) if first and ((first[i].white, first[i].black) != board[i]
+                                                        or calibrated(first[i], cfg) < cfg.fit_p))
 
 
 def _faces_off(roll: tuple[int, int], hard: Sequence[int], loose: Sequence[int]) -> int | None:

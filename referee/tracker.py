@@ -2251,24 +2251,24 @@ def _no_play(plays: LegalPlays) -> bool:
 def _left_incomplete(before: Position, roll: tuple[int, int], board: Board) -> bool | None:
     """How the laws name ``board`` after ``roll`` from ``before``: a play left incomplete (True), another illegal play
     (False); None when it is a legal play."""
+    if any(board_of(p.after) == board for p in _plays(before, roll)):
+        return None
+    return _partial(before, roll, board)
+
+
+def _partial(before: Position, roll: tuple[int, int], board: Board) -> bool:
+    """``board`` is a part of a legal play of ``roll`` from ``before`` (the laws' "play left incomplete")."""
     from rules.laws.machine import partial_afters
 
-    plays = _plays(before, roll)
-    if any(board_of(p.after) == board for p in plays):
-        return None
     pos = position_of(board, before.turn)
-    return (pos.white, pos.black) in partial_afters(plays)
+    return (pos.white, pos.black) in partial_afters(_plays(before, roll))
 
 
 def _named_otherwise(before: Position, roll: tuple[int, int], board: Board, label: str) -> bool:
     """The laws would name this illegal board otherwise than the judge's family (a play left incomplete
     vs any other illegal play): the reading is not consistent enough to accuse on (7101 s5: a 'bar'
     board the laws found to be an incomplete play, a wrong name)."""
-    from rules.laws.machine import partial_afters
-
-    pos = position_of(board, before.turn)
-    partial = (pos.white, pos.black) in partial_afters(_plays(before, roll))
-    return partial != (label == "incomplete")
+    return _partial(before, roll, board) != (label == "incomplete")
 
 
 def _opening_candidates(start: Board, read: dict[Side, int]) -> Iterator[tuple[Side, Position, tuple[int, int]]]:

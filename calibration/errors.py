@@ -61,6 +61,10 @@ class SeatsUndecided(CalibrationError):
     (calibration abstains rather than guess: pass the seating, ``--white``/``--home``)."""
 
 
+GIVE_CORNERS = "give the four outer corners (--corners X1,Y1,...,X4,Y4 or --click) or ArUco markers (--aruco)"
+"""What every fit-guard abstention asks the user for instead."""
+
+
 class FitUntrusted(CalibrationError):
     """The automatic fit found a board-like placement but cannot vouch for it (its corner confidence, the
     share of the board's edges it explains, is too low): calibration abstains rather than risk a board
@@ -74,8 +78,7 @@ class FitUntrusted(CalibrationError):
         self.fit = fit
         super().__init__(message or (
             f"board fit not trusted: corner confidence {confidence:.2f}, need {threshold:.2f} (the fitted "
-            "board explains too few of the frame's board edges: it may be shifted or turned); give the four "
-            "outer corners (--corners X1,Y1,...,X4,Y4 or --click) or ArUco markers (--aruco)"
+            f"board explains too few of the frame's board edges: it may be shifted or turned); {GIVE_CORNERS}"
         ))
 
 
@@ -89,8 +92,7 @@ class SidesUntrusted(FitUntrusted):
         super().__init__(confidence, need, fit, message=(
             f"board fit not trusted: the points' sides lie on {side_support:.2f} of their edges, need "
             f"{need:.2f} (the points stand out from the field by {contrast:.0f} Lab units, so their sides "
-            "should show: the fitted board may be shifted by a point); give the four outer corners "
-            "(--corners X1,Y1,...,X4,Y4 or --click) or ArUco markers (--aruco)"
+            f"should show: the fitted board may be shifted by a point); {GIVE_CORNERS}"
         ))
         self.side_support = side_support
         self.contrast = contrast
@@ -107,8 +109,7 @@ class CornerOutside(FitUntrusted):
         super().__init__(confidence, limit_px, fit, message=(
             f"board fit not trusted: its corner ({corner[0]:.0f}, {corner[1]:.0f}) lies {outside_px:.0f} px "
             f"outside the {width}x{height} frame (allowed {limit_px:.0f}): the board must be wholly in view, "
-            "or the fit is a guess there; frame the whole board, or give the four outer corners "
-            "(--corners X1,Y1,...,X4,Y4 or --click) or ArUco markers (--aruco)"
+            f"or the fit is a guess there; frame the whole board, or {GIVE_CORNERS}"
         ))
         self.corner = corner
         self.outside_px = outside_px

@@ -925,12 +925,12 @@ def stack_posteriors(ps: npt.NDArray[np.float64], colours: tuple[Side, ...],
         return hyps, post
     owner, gcls = gap_patterns(k, k if cap is None else cap, colours)
     # a die alone on a point is no checker under it, and a die on the rail-end position may hide one (a packed
-    # stack whose first checker carries a die must not read as one shifted from the rail)
-    if object_weight > 0:
-        q[:, :, 1:] -= object_weight * ps[:, :, OBJECT, None]
-    q[:, 0, 0] -= ps[:, 0, OBJECT]
-    logq = np.log(np.maximum(q, 1e-12))
-    gl = logq[:, np.arange(k)[None, :], gcls].sum(axis=2) + math.log(gap_prior)  # (stacks, gap patterns)
+    # stack whose first checker carries a die must not read as one shifted from the rail): "object" counts as
+    # empty beyond the rail end only
+    qg = np.array(ps[:, :, :OBJECT], np.float64)
+    qg[:, 1:, 0] += ps[:, 1:, OBJECT]
+    logqg = np.log(np.maximum(qg, 1e-12))
+    gl = logqg[:, np.arange(k)[None, :], gcls].sum(axis=2) + math.log(gap_prior)  # (stacks, gap patterns)
     top = np.maximum(ll.max(axis=1, keepdims=True), gl.max(axis=1, keepdims=True))
     post = np.exp(ll - top)
     np.add.at(post.T, owner, np.exp(gl - top).T)

@@ -59,7 +59,7 @@ from rules.dice import Dice
 from rules.laws.machine import partial_afters
 from rules.moves import LegalPlays, Play, legal_plays
 from rules.position import BAR, OFF, Position, Side
-from vision.geometry import Area, LongSide, Seating
+from vision.geometry import Area, BoardLayout, LongSide, Seating
 from vision.sim.config import SimConfig
 from vision.sim.render import RenderInfo, Sensor, apply_gains, checker_layer, motion_blur, render_pieces
 from vision.sim.scene import (
@@ -498,17 +498,10 @@ class GameDirector:
         A player puts a checker down in the first gap from the rail, never on top of another at the same height:
         after a hit the hitter's checker can rest beside the blot's empty place, and the next checker fills that
         place.  (Counting the checkers instead put two in one place, rendered as one.)"""
-        lay, s = self.layout, self.layout.spec
         on_point = region.startswith("p")
         resting = [c for c in self.board.checkers if c.region == region and (on_point or c.side is side)]
-        half = s.checker_height_mm / 2
-        for n in range(len(resting) + 1):
-            x, y, z = lay.stack_slots(int(region[1:]), n) if on_point else lay.bar_slot(side, n)
-            if not any(abs(c.center[2] - (z + half)) < half
-                       and math.hypot(c.center[0] - x, c.center[1] - y) < 0.5 * s.checker_diameter_mm
-                       for c in resting):
-                return n
-        return len(resting)
+        taken = {stack_position(self.layout, region, side, c.center, len(resting) + 1) for c in resting}
+        return next(n for n in range(len(resting) + 1) if n not in taken)  # (n checkers leave one of n + 1 free)
 
     def _slot(self, side: Side, region: str) -> CheckerPose:
         n = self._free_index(side, region) if region.startswith("p") or region == "bar" else \
@@ -881,6 +874,20 @@ class GameDirector:
             self.winner = side
             self.events.append(f"game_over {side.name}")
             yield from self._hold(self.timing.settle * 2)
+
+
+def stack_position(layout: BoardLayout, region: str, side: Side, centre: tuple[float, float, float], limit: int) -> int:
+    """The stack position a checker resting at ``centre`` on ``region`` takes, of the first ``limit``
+    (``layout.stack_slots`` on a point, ``layout.bar_slot`` of ``side`` on the bar): the nearest within half a
+    diameter at its height (positions lie a diameter and a checker's height apart, so at most one is); -1: none."""
+    s = layout.spec
+    half = s.checker_height_mm / 2
+    best, where = 0.5 * s.checker_diameter_mm, -1
+    for n in range(limit):
+        x, y, z = layout.stack_slots(int(region[1:]), n) if region.startswith("p") else layout.bar_slot(side, n)
+        if abs(centre[2] - (z + half)) < half and (d := math.hypot(centre[0] - x, centre[1] - y)) < best:
+            best, where = d, n
+    return where
 
 
 def _ease(s: float) -> float:

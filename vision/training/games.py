@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,38 +30,18 @@ def games_dir() -> Path:
     return cache_dir() / "games"
 
 
-def parse_seeds(text: str) -> list[int]:
-    """``"20000-20003,20010"`` -> [20000, 20001, 20002, 20003, 20010]."""
-    out: list[int] = []
-    for part in text.split(","):
-        a, sep, b = part.strip().partition("-")
-        try:
-            lo, hi = int(a), int(b) if sep else int(a)
-        except ValueError:
-            raise ValueError(f"bad seed range {part!r} (want e.g. 20000-20003,20010)") from None
-        if hi < lo:
-            raise ValueError(f"bad seed range {part!r}: end before start")
-        out.extend(range(lo, hi + 1))
-    return out
-
-
 def stack_positions(director: Any) -> dict[str, list[int]]:
     """For each point with checkers: the stack positions (``layout.stack_slots`` indices) its resting
-    checkers take, nearest first (a checker more than half a diameter from every position: -1)."""
+    checkers take, nearest first (``vision.sim.game.stack_position``; a checker more than half a diameter
+    from every position: -1)."""
+    from vision.sim.game import stack_position
+
     lay = director.layout
-    s = lay.spec
-    half = s.checker_height_mm / 2
     out: dict[str, list[int]] = {}
     for c in director.board.checkers:
-        if not c.region.startswith("p"):
-            continue
-        p = int(c.region[1:])
-        best, where = 0.5 * s.checker_diameter_mm, -1
-        for n in range(3 * s.row_capacity):
-            x, y, z = lay.stack_slots(p, n)
-            if abs(c.center[2] - (z + half)) < half and (d := math.hypot(c.center[0] - x, c.center[1] - y)) < best:
-                best, where = d, n
-        out.setdefault(c.region, []).append(where)
+        if c.region.startswith("p"):
+            out.setdefault(c.region, []).append(stack_position(lay, c.region, c.side, c.center,
+                                                               3 * lay.spec.row_capacity))
     return {k: sorted(v) for k, v in out.items()}
 
 
@@ -114,15 +93,20 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.training.games")
     sub = p.add_subparsers(dest="what", required=True)
     r = sub.add_parser("render", help="save still frames of rendered games")
-    r.add_argument("seeds")
+    r.add_argument("seeds", help="seeds: N, N-M or comma lists")
     r.add_argument("--every", type=int, default=10)
     r.add_argument("--out", type=Path, default=None)
     m = sub.add_parser("measure", help="the checker stage on saved game frames")
-    m.add_argument("seeds")
+    m.add_argument("seeds", help="seeds: N, N-M or comma lists")
     m.add_argument("--dir", type=Path, default=None)
     m.add_argument("--out", type=Path, default=None)
     args = p.parse_args(argv)
-    seeds = parse_seeds(args.seeds)
+    from referee.recorded import SeedsError, parse_seeds
+
+    try:
+        seeds = parse_seeds([args.seeds])
+    except SeedsError as exc:
+        raise SystemExit(f"python -m vision.training.games: {exc}") from None
     if args.what == "render":
         out = args.out or games_dir()
         for seed in seeds:

@@ -474,6 +474,9 @@ def _main(argv: list[str] | None = None) -> int:
         _record(seeds, a.tag, a.turns, not a.no_looks, sys.stdout)
         return 0
     if a.cmd == "misreads":
+        if not 0.0 < a.threshold <= 1.0:
+            print(f"--threshold {a.threshold}: a confidence, expected above 0 and at most 1", file=sys.stderr)
+            return 2
         absent = [str(cache_path(s, a.tag)) for s in seeds if not cache_path(s, a.tag).exists()]
         if absent:
             print(f"not recorded: {', '.join(absent)}", file=sys.stderr)

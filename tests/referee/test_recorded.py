@@ -215,6 +215,9 @@ def test_misreads_counts_sure_wrong_regions_and_faces_on_still_frames(monkeypatc
     out = capsys.readouterr().out
     assert f"regions wrong {m.regions_wrong}/{m.regions_sure} sure" in out and "total: 1 games" in out
     assert _main(["misreads", "7102", "--tag", "m"]) == 2  # not recorded: named, refused
+    capsys.readouterr()
+    assert _main(["misreads", "7101", "--tag", "m", "--threshold", "99"]) == 2  # a percentage, not a confidence
+    assert capsys.readouterr().err == "--threshold 99.0: a confidence, expected above 0 and at most 1\n"
 
 
 def test_misreads_pairs_a_die_resting_on_the_other_with_itself_and_a_side_face_read_off_its_die() -> None:

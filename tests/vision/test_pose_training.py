@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 def test_the_sample_cache_counts_only_the_training_seeds_frames(tmp_path: Path) -> None:
@@ -233,3 +234,45 @@ def test_an_averaged_head_lies_between_its_two_heads(tmp_path: Path) -> None:
     assert np.abs(onnx_session(out).run(None, {"planes": x})[0] - want).max() < 1e-3
     with pytest.raises(ValueError, match=r"alpha 1\.5"):
         average_heads(DIE_POSE_MODEL, other, 1.5, out)
+
+
+def _tiny_pose_data(n: int = 60) -> dict[str, Any]:
+    import numpy as np
+
+    from vision.dice.pose import POSE_PATCH, POSE_PLANES
+
+    rng = np.random.default_rng(5)
+    return {"x": rng.integers(0, 256, size=(n, len(POSE_PLANES), POSE_PATCH, POSE_PATCH), dtype=np.uint8),
+            "view": rng.uniform(0.1, 1.0, size=n).astype(np.float32), "y": rng.integers(0, 3, size=n),
+            "tilt": np.zeros(n, np.float32), "seed": np.arange(30_000, 30_000 + n), "n_frames": np.array(n)}
+
+
+def test_a_fine_tunes_log_reads_the_base_head_without_a_nan_loss_and_a_nan_loss_stops_training(tmp_path: Path, monkeypatch: Any) -> None:
+    """``train --base`` logs the base head's validation accuracy on its own line (session 12's chain.log
+    read "epoch 0/6 loss nan": a placeholder loss printed as if an epoch had diverged), every epoch line
+    carries a finite loss; a patch whose view is NaN makes the loss NaN and training stops with a
+    FloatingPointError naming the epoch instead of exporting a broken head."""
+    import pytest
+
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import vision.training.pose as tp
+    from vision.dice.pose import DIE_POSE_MODEL
+
+    base = DIE_POSE_MODEL  # the committed two-head file, as session 12's fine-tune started from
+    data = _tiny_pose_data()
+    monkeypatch.setattr(tp, "training_sources", lambda pose_seeds=None: [])
+    monkeypatch.setattr(tp, "pose_samples", lambda *a, **k: dict(data))
+    lines: list[str] = []
+    tp.train(tmp_path / "ft.onnx", epochs=2, base=base, lr=1e-4, log=lines.append)
+    assert not any("nan" in ln.lower() for ln in lines), lines
+    assert any(ln.startswith("base head") and "val acc" in ln for ln in lines), lines
+    assert [ln.split()[1] for ln in lines if ln.startswith("epoch")] == ["1/2", "2/2"]
+    assert (tmp_path / "ft.onnx").is_file()
+    bad = dict(data)
+    bad["view"] = data["view"].copy()
+    bad["view"][3] = float("nan")
+    monkeypatch.setattr(tp, "pose_samples", lambda *a, **k: dict(bad))
+    with pytest.raises(FloatingPointError, match=r"epoch 1/2"):
+        tp.train(tmp_path / "bad.onnx", epochs=2, base=base, lr=1e-4, log=lines.append)
+    assert not (tmp_path / "bad.onnx").exists()

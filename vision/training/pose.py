@@ -464,13 +464,15 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
         img = torch.roll(img, shifts=(dy, dx), dims=(2, 3))  # the found centre's error
         return torch.cat([img, view], dim=1)
 
-    def report(e: EpochStats) -> None:
+    def val_acc() -> str:
         pv = _predict(model, xv).argmax(1)
-        acc = float((pv == yv).float().mean()) if len(yv) else float("nan")
-        log(f"epoch {e.epoch + 1}/{epochs} loss {e.last_loss:.4f} val acc {acc:.4f} {time.time() - t0:.0f}s")
+        return f"{float((pv == yv).float().mean()):.4f}" if len(yv) else "- (no validation frames)"
 
-    if base is not None:
-        report(EpochStats(-1, float("nan"), float("nan"), float("nan")))  # the base head's validation accuracy
+    def report(e: EpochStats) -> None:
+        log(epoch_line(e, epochs, val_acc(), time.time() - t0))
+
+    if base is not None:  # the base head before any step: no loss of its own (session 12 printed a placeholder "loss nan")
+        log(f"base head {base}: val acc {val_acc()} {time.time() - t0:.0f}s")
     fit_classifier(model, xt, yt, epochs=epochs, seed=seed, weight_decay=1e-3, class_weight=weight, augment=augment,
                    after_epoch=report, lr=MAX_LR if lr is None else lr, sample_weight=draw,
                    samples_per_epoch=epoch_samples if draw is not None else None)
@@ -495,6 +497,17 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
         record["lr"] = lr
     out.with_suffix(".train.json").write_text(json.dumps(record, indent=2) + "\n")
     return record
+
+
+def epoch_line(e: Any, epochs: int, val_acc: str, seconds: float) -> str:
+    """The training log's line for one epoch (:class:`vision.training.fit.EpochStats` ``e``): the epoch's
+    mean loss over its batches (not its last batch's, which swung 0.31-0.60 between epochs of session
+    12's fine-tune) and the validation accuracy.  A loss that is not finite is a bug (a NaN input or a
+    diverged step): :class:`FloatingPointError` naming the epoch, not a line to read past."""
+    if not (math.isfinite(e.mean_loss) and math.isfinite(e.last_loss)):
+        raise FloatingPointError(f"pose training: epoch {e.epoch + 1}/{epochs} loss {e.mean_loss} (last batch {e.last_loss}): "
+                                 "not finite (a NaN or infinite input patch, or a learning rate that diverged)")
+    return f"epoch {e.epoch + 1}/{epochs} loss {e.mean_loss:.4f} val acc {val_acc} {seconds:.0f}s"
 
 
 def merge_heads(decide: Path, gate: Path, out: Path) -> dict[str, object]:

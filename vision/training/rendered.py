@@ -9,6 +9,7 @@ it measures vision, not calibration.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -185,9 +186,97 @@ def render_variants(seed: int, n: int, width: int = 1280, height: int = 720, sch
     return render_positions(variants_dir(width, height), seed, n, lambda i: variant_scene(base, seed, i))
 
 
-def render_positions(d: Path, seed: int, n: int, scene_of: Callable[[int], tuple[Any, int]]) -> list[Path]:
+OFF_RAIL_P = 0.5
+"""Training only (:func:`shift_off_rail`): the share of single-row points (1 to row capacity - 1 checkers)
+whose checkers are moved off the rail end."""
+
+
+def offrail_dir(width: int = 1280, height: int = 720) -> Path:
+    """Multi-position training renders with checkers off the rail (:func:`render_offrail`):
+    ``<cache>/offrail_WxH/SEED_I.png``."""
+    return cache_dir() / f"offrail_{width}x{height}"
+
+
+def shift_off_rail(layout: Any, scene: Any, rng: Any, p: float = OFF_RAIL_P) -> Any:
+    """Training only: ``scene`` with the checkers of some single-row points moved off the rail end, as a
+    played game leaves them and a random scene never does (a lone checker in stack position 1 to 4,
+    2-4 checkers shifted by one or two positions).  Each point with 1 to row capacity - 1 checkers is
+    shifted with probability ``p`` by 1 up to (capacity - count) positions (at most 2 for 2+ checkers);
+    a point with a die, the cube or the cup within a diameter and a half of its row is left alone (a die
+    may lean on a checker)."""
+    from dataclasses import replace
+
+    cap = layout.spec.row_capacity
+    dia = layout.spec.checker_diameter_mm
+    things = ([d.center for d in scene.dice] + ([scene.cube.center] if scene.cube else [])
+              + ([scene.cup.center] if scene.cup else []))
+    by_point: dict[str, list[int]] = {}
+    for i, c in enumerate(scene.checkers):
+        if c.region.startswith("p"):
+            by_point.setdefault(c.region, []).append(i)
+    moved = list(scene.checkers)
+    for region, idx in sorted(by_point.items(), key=lambda kv: int(kv[0][1:])):
+        n = len(idx)
+        if n >= cap or rng.random() >= p:
+            continue
+        most = cap - n if n == 1 else min(2, cap - n)
+        s = rng.randint(1, most)
+        pt = int(region[1:])
+        row = [layout.stack_slots(pt, k) for k in range(cap)]
+        if any(math.hypot(t[0] - x, t[1] - y) < 1.5 * dia for t in things for x, y, _ in row):
+            continue
+        # the checkers in stack order (nearest the rail first), each moved s positions toward the tip
+        order = sorted(idx, key=lambda i: math.hypot(scene.checkers[i].center[0] - row[0][0],
+                                                     scene.checkers[i].center[1] - row[0][1]))
+        for k, i in enumerate(order):
+            c = scene.checkers[i]
+            (x0, y0, _), (x1, y1, _) = layout.stack_slots(pt, k), layout.stack_slots(pt, k + s)
+            moved[i] = replace(c, center=(c.center[0] + x1 - x0, c.center[1] + y1 - y0, c.center[2]))
+    return replace(scene, checkers=tuple(moved))
+
+
+def offrail_scene(base: Any, seed: int, i: int) -> tuple[Any, int]:
+    """:func:`variant_scene` ``(seed, i)`` with :func:`shift_off_rail` applied (its own random stream, so the
+    hands, dice and cube are the variant's and :func:`hand_mask` rebuilds them from :func:`variant_scene`)."""
+    import random
+
+    scene, noise = variant_scene(base, seed, i)
+    return shift_off_rail(base.layout, scene, random.Random(seed * 1000 + i + 7_000_000)), noise
+
+
+def scene_stack_positions(layout: Any, checkers: Any) -> dict[str, list[int]]:
+    """For each point with checkers: the stack positions its checkers take, nearest first
+    (``vision.sim.game.stack_position``; -1: none within half a diameter)."""
+    from vision.sim.game import stack_position
+
+    out: dict[str, list[int]] = {}
+    for c in checkers:
+        if c.region.startswith("p"):
+            out.setdefault(c.region, []).append(stack_position(layout, c.region, c.side, c.center,
+                                                               3 * layout.spec.row_capacity))
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def render_offrail(seed: int, n: int, width: int = 1280, height: int = 720) -> list[Path]:
+    """Training only: :func:`render_variants`' ``n`` positions of scene ``seed`` with checkers off the rail
+    (:func:`offrail_scene`) into :func:`offrail_dir`; each truth has ``stack_positions``."""
+    from vision.sim.scene import random_scene
+
+    base = random_scene(seed, width=width, height=height)
+    return render_positions(offrail_dir(width, height), seed, n, lambda i: offrail_scene(base, seed, i),
+                            positions=True)
+
+
+def offrail_frames(width: int = 1280, height: int = 720) -> list[Rendered]:
+    """Every off-rail training render in the cache."""
+    return frames_in(offrail_dir(width, height), TRAIN_SEEDS)
+
+
+def render_positions(d: Path, seed: int, n: int, scene_of: Callable[[int], tuple[Any, int]],
+                     positions: bool = False) -> list[Path]:
     """Frames ``SEED_I.png`` (+ truth ``SEED_I.json``) for i < ``n`` in folder ``d``: ``scene_of(i)`` gives
-    the scene and its sensor-noise seed; frames already there are kept (a cache)."""
+    the scene and its sensor-noise seed; frames already there are kept (a cache).  ``positions``: the
+    truth also holds ``stack_positions`` (:func:`scene_stack_positions`)."""
     from vision.sim.render import Sensor, render
     from vision.sim.truth import build_truth
 
@@ -198,7 +287,10 @@ def render_positions(d: Path, seed: int, n: int, scene_of: Callable[[int], tuple
         if not (png.is_file() and js.is_file()):
             scene, noise = scene_of(i)
             img, info = render(scene, sensor=Sensor(noise))
-            write_frame(png, js, img, build_truth(scene, info))
+            truth = build_truth(scene, info)
+            if positions:
+                truth["stack_positions"] = scene_stack_positions(scene.layout, scene.checkers)
+            write_frame(png, js, img, truth)
         out.append(png)
     return out
 
@@ -240,6 +332,14 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m vision.training.rendered FIRST COUNT [WIDTH HEIGHT]``: fill the cache;
     ``python -m vision.training.rendered variants FIRST COUNT N [WIDTH HEIGHT [SCHEME]]``: N positions per scene."""
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "offrail":
+        first, count, n = int(args[1]), int(args[2]), int(args[3])
+        for s in range(first, first + count):
+            if s not in TRAIN_SEEDS:
+                raise ValueError(f"seed {s} is not a training seed ({TRAIN_SEEDS})")
+            render_offrail(s, n)
+            print(s, flush=True)
+        return 0
     if args and args[0] == "variants":
         first, count, n = int(args[1]), int(args[2]), int(args[3])
         w, h = (int(args[4]), int(args[5])) if len(args) >= 6 else (1280, 720)

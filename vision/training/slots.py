@@ -51,6 +51,7 @@ from vision.training.rendered import (
     Rendered,
     cache_dir,
     cached_arrays,
+    offrail_frames,
     profile_for,
     rendered,
     variant_frames,
@@ -71,6 +72,8 @@ def rendered_slots(r: Rendered, patch: int = SLOT_PATCH) -> tuple[np.ndarray, np
     patches = sampler.patches(r.image())
     c = r.truth["counts"]
     labels = slot_labels(prof.layout, sampler.slots, c["points"], tuple(c["bar"]))
+    if "stack_positions" in r.truth:  # a game still or an off-rail render: checkers where they rest
+        labels = placed_slot_labels(prof.layout, sampler.slots, c["points"], r.truth["stack_positions"], labels)
     covered = set(r.truth["hands"]["covered"])
     things = [(d["center_mm"][0], d["center_mm"][1]) for d in r.truth["dice"]]
     if r.truth.get("cube"):
@@ -82,6 +85,27 @@ def rendered_slots(r: Rendered, patch: int = SLOT_PATCH) -> tuple[np.ndarray, np
         elif labels[i] == 0 and any(math.hypot(sl.x - x, sl.y - y) < dmax for x, y in things):
             labels[i] = OBJECT
     return np.ascontiguousarray(patches), np.array(labels, np.int64)
+
+
+def placed_slot_labels(layout: Any, slots: Any, points: list[list[int]], positions: dict[str, list[int]],
+                       packed: list[int]) -> list[int]:
+    """The slot classes of the points from the stack positions their checkers take (a truth's
+    ``stack_positions``: a played game leaves a checker off the rail end, which :func:`slot_labels`'
+    packed stacks cannot say); ``packed`` (the bar's classes) elsewhere.  A point whose positions do not
+    account for its count (a checker between positions, -1) is left out of training (:data:`IGNORE`)."""
+    cap = layout.spec.row_capacity
+    out = list(packed)
+    for i, sl in enumerate(slots):
+        if sl.region == "bar":
+            continue
+        w, b = points[int(sl.region[1:]) - 1]
+        pos = positions.get(sl.region, [])
+        if len(pos) != w + b or any(p < 0 for p in pos):
+            out[i] = IGNORE
+            continue
+        layers = sum(1 for p in pos if p % cap == sl.index)
+        out[i] = 0 if layers == 0 else (1 if w >= b else 4) + min(layers, 3) - 1
+    return out
 
 
 HAND_SLOT_FRACTION = 0.1
@@ -127,6 +151,8 @@ def hand_slot_labels(r: Rendered, y: np.ndarray, patch: int = SLOT_PATCH) -> tup
     frac = (sampler.patches(cv2.merge([m, m, m]))[..., 0] > 127).mean(axis=(2, 3)).max(axis=1)
     c = r.truth["counts"]
     base = slot_labels(prof.layout, sampler.slots, c["points"], tuple(c["bar"]))
+    if "stack_positions" in r.truth:
+        base = placed_slot_labels(prof.layout, sampler.slots, c["points"], r.truth["stack_positions"], base)
     things = [(d["center_mm"][0], d["center_mm"][1]) for d in r.truth["dice"]]
     if r.truth.get("cube"):
         things.append(tuple(r.truth["cube"]["center_mm"][:2]))
@@ -159,11 +185,22 @@ def cached_hand_labels(r: Rendered, patch: int = SLOT_PATCH) -> tuple[np.ndarray
     return y, HAND_LABEL_KINDS[int(k[0])]
 
 
-def training_frames(with_trays: bool = False) -> list[Rendered]:
-    """Every cached training frame: single renders of ``TRAIN_SEEDS`` (1280x720) and the
-    multi-position renders (1280x720 and 1920x1080); ``with_trays`` also the tray renders
-    (``vision.training.trays``: bear-off positions, so many empty points and an empty bar)."""
+GAME_TRAIN_SEEDS = range(20_006, 20_100)
+"""Rendered games whose still frames (``vision.training.games render``) may be trained on: 20000-20005
+are the checker stage's tuning set, 20200+ fresh measurements."""
+
+
+def training_frames(with_trays: bool = False, games: Path | None = None) -> list[Rendered]:
+    """Every cached training frame: single renders of ``TRAIN_SEEDS`` (1280x720), the multi-position
+    renders (1280x720 and 1920x1080) and the off-rail ones (``offrail_1280x720/``); ``with_trays`` also the
+    tray renders (``vision.training.trays``: bear-off positions, so many empty points and an empty bar);
+    ``games`` also the still frames of the games of :data:`GAME_TRAIN_SEEDS` saved in that folder."""
     out: list[Rendered] = []
+    if games is not None:
+        from vision.training.games import game_frames
+
+        found = {int(js.stem.split("_")[0]) for js in games.glob("*_*.json")}
+        out.extend(game_frames(games, sorted(s for s in found if s in GAME_TRAIN_SEEDS)))
     if with_trays:
         from vision.training.trays import tray_frames
 
@@ -174,7 +211,17 @@ def training_frames(with_trays: bool = False) -> list[Rendered]:
             out.append(Rendered(int(js.stem), js.with_suffix(".png"), json.loads(js.read_text())))
     out.extend(variant_frames(1280, 720))
     out.extend(variant_frames(1920, 1080))
+    out.extend(offrail_frames(1280, 720))
     return out
+
+
+def gapped_slots(layout: Any, positions: dict[str, list[int]] | None) -> np.ndarray:
+    """(N_slots,) bool: the slots (``board_slots`` order) of the points whose checkers are not packed from
+    the rail (a truth's ``stack_positions``; none without them)."""
+    from vision.training.games import gapped
+
+    odd = {k for k, v in (positions or {}).items() if gapped(v)}
+    return np.array([sl.region in odd for sl in board_slots(layout)], bool)
 
 
 def full_row_slots(layout: Any, points: list[list[int]]) -> np.ndarray:
@@ -265,30 +312,34 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float = 0.0, patch: int = SLOT_PATCH,
           max_frames: int | None = None, samples_per_epoch: int = 160_000, init_from: Path | None = None,
           lr: float = 3e-3, hand_labels: bool = False, arch: str = "fast", with_trays: bool = False,
-          bar_weight: float = 1.0, full_row_weight: float = 1.0, empty_weight: float = 1.0) -> dict[str, Any]:
+          bar_weight: float = 1.0, full_row_weight: float = 1.0, empty_weight: float = 1.0,
+          games: Path | None = None, gapped_weight: float = 1.0) -> dict[str, Any]:
     """Train (or, ``init_from``, fine-tune with the exported batch norms frozen) a slot model on the
     cached frames; ``with_trays`` adds the tray renders; ``bar_weight`` multiplies how often an empty
     bar slot is drawn (the empty bar is the model's typical false "hand"); ``full_row_weight`` how often
     a slot of a point holding a full row or more (:func:`full_row_slots`: where one layer is read as
     two and back, the model's typical stack error) is drawn; ``empty_weight`` how often an empty point
-    slot of a frame with no hand at all is drawn (the model's false "hand" on such frames)."""
+    slot of a frame with no hand at all is drawn (the model's false "hand" on such frames).; ``games`` adds
+    the game stills in that folder (:data:`GAME_TRAIN_SEEDS`); ``gapped_weight`` how often a slot of a point
+    whose checkers are off the rail end (:func:`gapped_slots`) is drawn."""
     import torch
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     t0 = time.time()
-    frames = training_frames(with_trays)
+    frames = training_frames(with_trays, games)
     if max_frames is not None:
         frames = frames[:max_frames]
     train_f = [r for r in frames if r.seed % HOLDOUT_MOD != 0]
     hold_f = [r for r in frames if r.seed % HOLDOUT_MOD == 0]
-    xs, ys, bars, fulls, empties = [], [], [], [], []
+    xs, ys, bars, fulls, empties, gaps = [], [], [], [], [], []
     how: Counter[str] = Counter()
     for r in train_f:
         x, y = cached_slots(r, patch)
         layout = profile_for(r.truth).layout
         on_bar = np.array([sl.region == "bar" for sl in board_slots(layout)])
         full = full_row_slots(layout, r.truth["counts"]["points"])
+        gap = gapped_slots(layout, r.truth.get("stack_positions"))
         if hand_labels and is_tray_render(r):
             if r.truth["hands"]["covered"]:  # scene_of cannot rebuild a tray scene: leave the hand out
                 y = np.where(y == HAND, IGNORE, y)
@@ -302,11 +353,13 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
         bars.append((on_bar & (y == 0))[keep])
         fulls.append((full & (y != HAND))[keep])
         empties.append((~on_bar & (y == 0) & (not r.truth["hands"]["present"]))[keep])
+        gaps.append(gap[keep])
     x = np.concatenate(xs)
     y = np.concatenate(ys)
     empty_bar = np.concatenate(bars)
     in_full_row = np.concatenate(fulls)
     empty_clear = np.concatenate(empties)
+    in_gap = np.concatenate(gaps)
     del xs
     if hand_labels:
         print(f"hand labels per slot: {dict(how)} frames", flush=True)
@@ -315,7 +368,8 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
           f" [{time.time() - t0:.0f}s]", flush=True)
     # oversample the rare classes (stacks, other) so they are learnt
     w = (np.array([1.0 / counts[int(v)] ** 0.5 for v in y]) * np.where(empty_bar, bar_weight, 1.0)
-         * np.where(in_full_row, full_row_weight, 1.0) * np.where(empty_clear, empty_weight, 1.0))
+         * np.where(in_full_row, full_row_weight, 1.0) * np.where(empty_clear, empty_weight, 1.0)
+         * np.where(in_gap, gapped_weight, 1.0))
     model = slot_net(patch, arch)
     if init_from is not None:
         load_onnx_weights(model, init_from)
@@ -340,6 +394,9 @@ def train(out: Path, *, seed: int = 7, epochs: int = 8, label_smoothing: float =
         "slots": len(y), "label_smoothing": label_smoothing, "lr": lr, "with_tray_renders": with_trays,
         "empty_bar_weight": bar_weight, "full_row_weight": full_row_weight, "full_row_slots": int(in_full_row.sum()),
         "empty_point_weight_no_hand": empty_weight,
+        "game_stills": None if games is None else f"{games}: {sum(1 for r in train_f if 'stack_positions' in r.truth)}"
+                                                 " training frames with stack positions (game stills + off-rail)",
+        "gapped_weight": gapped_weight, "gapped_slots": int(in_gap.sum()),
         "init_from": None if init_from is None else f"{init_from.name} (weights of the previous model, fine-tuned, "
                                                     "batch norms frozen)",
         "classes": {SLOT_CLASSES[k]: v for k, v in sorted(counts.items())},
@@ -438,6 +495,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--label-smoothing", type=float, default=0.0)
     p.add_argument("--hand-labels", action="store_true")
     p.add_argument("--calibrate-only", action="store_true")
+    p.add_argument("--games", type=Path, default=None,
+                   help="also train on the game stills in this folder (python -m vision.training.games render)")
+    p.add_argument("--gapped-weight", type=float, default=1.0,
+                   help="draw the slots of points whose checkers are off the rail end this many times as often")
     p.add_argument("--with-trays", action="store_true", help="also train on the tray renders (trays_1280x720/)")
     p.add_argument("--bar-weight", type=float, default=1.0, help="draw empty bar slots this many times as often")
     p.add_argument("--full-row-weight", type=float, default=1.0,
@@ -450,7 +511,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rec = train(a.out, seed=a.seed, epochs=a.epochs, init_from=a.init_from, lr=a.lr, samples_per_epoch=a.samples_per_epoch,
                 label_smoothing=a.label_smoothing, hand_labels=a.hand_labels, arch=a.arch, with_trays=a.with_trays,
-                bar_weight=a.bar_weight, full_row_weight=a.full_row_weight, empty_weight=a.empty_weight)
+                bar_weight=a.bar_weight, full_row_weight=a.full_row_weight, empty_weight=a.empty_weight,
+                games=a.games, gapped_weight=a.gapped_weight)
     print(json.dumps(rec, indent=2))
     return 0
 

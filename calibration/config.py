@@ -142,6 +142,16 @@ class CalibrationConfig:
     0.285 and 0.286, the 94 other fits 0.414-0.7) and measured so on fresh 3200-3299 (caught 3202 and 3256,
     missed 3225 at 0.365); raised afterwards to 0.38 on all 200 scenes, now seen (wrong placements 0.267-0.365,
     right fits >= 0.399): not measured on fresh scenes."""
+    frontal_vouch_confidence: float | None = 0.335
+    frontal_vouch_tilt_deg: float = 5.0
+    frontal_vouch_side_support: float = 0.8
+    """A fit below ``min_corner_confidence`` but at or above ``frontal_vouch_confidence`` is still decided when it
+    looks at the board from within ``frontal_vouch_tilt_deg`` of straight down AND the points' sides vouch for it:
+    the image shows them clearly (side contrast >= ``side_guard_contrast``) and the fit puts them on their edges
+    (side support >= ``frontal_vouch_side_support``, well above ``min_side_support``); None: off.  Session 12's
+    fresh 4502, 4555, 4564 (green felt seen from 0.1-0.4 degrees, now SEEN) were right fits (0.28-0.95 px) refused
+    at 0.342-0.373 with sides 0.875-1.0; every wrong placement refused on seen scenes was seen from 22-40 degrees
+    (fitted) or scored below 0.335 (3883, 2.7 degrees: 0.316), and the steep ones' sides reach 0.77 (3965)."""
     side_guard_contrast: float = 60.0
     min_side_support: float = 0.5
     """The fit guard's second, independent signal (:mod:`calibration.guard`): where the points stand out from
@@ -198,6 +208,8 @@ class CalibrationConfig:
     """How far (px) a re-fit searches for the moved outline."""
 
     def __post_init__(self) -> None:
+        if self.frontal_vouch_confidence is not None and not 0 <= self.frontal_vouch_confidence <= 1:
+            raise ValueError(f"frontal_vouch_confidence {self.frontal_vouch_confidence!r}: expected 0..1, or None (off)")
         if self.max_corner_outside_px is not None and not self.max_corner_outside_px >= 0:
             raise ValueError(f"max_corner_outside_px {self.max_corner_outside_px!r}: expected >= 0 px, or None (off)")
         for name in (self.polish_line_weight, *self.polish_weighted_restarts):

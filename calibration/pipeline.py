@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -51,7 +52,8 @@ def calibrate_frame(
     that does not show it clearly raises :class:`SeatsUndecided` (calibration abstains rather than
     guess the seats; a frame that shows it with a few slots off gets a note).  An automatic fit whose
     corner confidence is below ``config.min_corner_confidence`` raises :class:`FitUntrusted` (abstains
-    rather than decide a placement it cannot vouch for; ``exc.fit`` holds it).  ``spec`` None
+    rather than decide a placement it cannot vouch for; ``exc.fit`` holds it), unless a near-frontal fit's
+    points' sides vouch for it (``config.frontal_vouch_confidence``).  ``spec`` None
     means: guess the board type (tournament or travel) from the fit (manual and ArUco paths then
     assume a tournament board).
     """
@@ -84,7 +86,11 @@ def calibrate_frame(
         fit = find_board(image, spec, cam, cfg)
         assert fit.profile is not None
         if fit.corner_confidence < cfg.min_corner_confidence:
-            raise FitUntrusted(fit.corner_confidence, cfg.min_corner_confidence, fit)
+            if not _frontal_sides_vouch(image, fit, cfg):
+                raise FitUntrusted(fit.corner_confidence, cfg.min_corner_confidence, fit)
+            notes.append(f"corner confidence {fit.corner_confidence:.2f} under {cfg.min_corner_confidence:.2f}: decided "
+                         "because the points' sides lie on their edges (near-frontal view); check the fit with "
+                         "`bgref calibrate check`")
         if cfg.min_side_support > 0:
             contrast = side_contrast(image, fit.profile)
             if contrast >= cfg.side_guard_contrast:
@@ -120,6 +126,25 @@ def calibrate_frame(
     except ValueError as exc:
         notes.append(f"appearance not learned: {exc}")
     return CalibrationResult(prof, fit, seats, tuple(notes))
+
+
+def fitted_tilt_deg(rvec: npt.ArrayLike) -> float:
+    """The angle (degrees) between the camera's axis and the board's normal for a board-to-camera rotation."""
+    R, _ = cv2.Rodrigues(np.asarray(rvec, dtype=np.float64).reshape(3, 1))
+    return float(np.degrees(np.arccos(min(1.0, abs(float(R[2, 2]))))))
+
+
+def _frontal_sides_vouch(image: Image, fit: BoardFit, cfg: CalibrationConfig) -> bool:
+    """Whether a fit under ``min_corner_confidence`` is decided all the same
+    (:attr:`CalibrationConfig.frontal_vouch_confidence`): near-frontal, and the points' sides clear and on their edges."""
+    if cfg.frontal_vouch_confidence is None or fit.corner_confidence < cfg.frontal_vouch_confidence:
+        return False
+    assert fit.profile is not None
+    if fitted_tilt_deg(fit.profile.rvec) > cfg.frontal_vouch_tilt_deg:
+        return False
+    if side_contrast(image, fit.profile) < cfg.side_guard_contrast:
+        return False
+    return side_support(smoothed_lab(image), fit.profile) >= cfg.frontal_vouch_side_support
 
 
 def _check_corners_inside(fit: BoardFit, width: int, height: int, limit_px: float) -> None:

@@ -8,14 +8,15 @@ name and renamed, so a reader never sees half a file.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rules.dice import Dice
-from rules.moves import Play
+from rules.moves import Play, Step
 from rules.notation import parse_play
-from rules.position import Position
+from rules.position import BAR, OFF, Position, Side
 from rules.record import MatchRecord, Move, Resign, Take
 
 if TYPE_CHECKING:
@@ -27,7 +28,12 @@ class ExportError(ValueError):
 
 
 def _plays(record: MatchRecord) -> tuple[dict[tuple[int, int], Play], dict[tuple[int, int], str]]:
-    """Every move's :class:`Play` (replayed from the game's start) and its text."""
+    """Every move's :class:`Play` (replayed from the game's start) and its text.
+
+    A move that is no legal play of its roll (an illegal play that stood, a board the referee put in step: the laws
+    record it as seen, ``rules.laws.machine.diff_notation``) keeps its text, and its play is its checkers' moves as
+    written (:func:`_as_written`), so the SGF writes it and follows the board after it.
+    """
     plays: dict[tuple[int, int], Play] = {}
     texts: dict[tuple[int, int], str] = {}
     for gi, game in enumerate(record.games):
@@ -36,17 +42,53 @@ def _plays(record: MatchRecord) -> tuple[dict[tuple[int, int], Play], dict[tuple
             if not isinstance(action, Move):
                 continue
             texts[(gi, ai)] = action.play
-            if pos is None:
-                continue
-            try:
-                play = parse_play(action.play, pos.with_turn(action.player), Dice(*action.dice))
-            except ValueError:
-                pos = None  # an illegal play stood: the text is kept, the SGF stops following the board
-                continue
+            play: Play | None = None
+            if pos is not None:
+                with contextlib.suppress(ValueError):
+                    play = parse_play(action.play, pos.with_turn(action.player), Dice(*action.dice))
+            if play is not None:
+                texts[(gi, ai)] = play.notation()
+            else:
+                play = _as_written(action, pos, f"game {game.number}")
             plays[(gi, ai)] = play
-            texts[(gi, ai)] = play.notation()
-            pos = play.after
+            pos = None if play.after.problems() else play.after
     return plays, texts
+
+
+def _as_written(move: Move, pos: Position | None, where: str) -> Play:
+    """``move``'s checkers moved as its text writes them (``FROM/TO`` per checker, paths and ``(n)`` allowed, in the
+    mover's numbering) from ``pos``; a checker landing on a lone opponent checker sends it to the bar.  Where the
+    board cannot be followed (``pos`` None, or the text starts a checker where the mover has none) the play's board
+    lists what is wrong with it (``Position.problems``: no checkers, a negative count) and is not followed on."""
+    steps: list[Step] = []
+    for word in move.play.split():
+        body, count = word, 1
+        if body.endswith(")") and "(" in body:
+            body, _, n = body[:-1].partition("(")
+            count = int(n) if n.isdigit() and 1 <= int(n) <= 4 else 0
+        points = [_point(x) for x in body.split("/")]
+        path = [p for p in points if p is not None]
+        if count == 0 or len(path) < 2 or len(path) != len(points):
+            raise ExportError(f"{where}: {move.player.name.lower()}'s move {move.dice[0]}{move.dice[1]} "
+                              f"{move.play!r} does not read as FROM/TO moves")
+        steps += [Step(a, b, abs(a - b)) for _ in range(count) for a, b in itertools.pairwise(path)]
+    mine = list(pos.counts(move.player)) if pos is not None else [0] * 26
+    theirs = list(pos.counts(move.player.opponent)) if pos is not None else [0] * 26
+    out: list[Step] = []
+    for st in steps:
+        hit = OFF < st.end < BAR and theirs[BAR - st.end] == 1
+        if hit:
+            theirs[BAR - st.end], theirs[BAR] = 0, theirs[BAR] + 1
+        mine[st.start] -= 1
+        mine[st.end] += 1
+        out.append(Step(st.start, st.end, st.die, hit))
+    white, black = (mine, theirs) if move.player is Side.WHITE else (theirs, mine)
+    return Play(tuple(out), Position(tuple(white), tuple(black), move.player.opponent))
+
+
+def _point(word: str) -> int | None:
+    w = word.rstrip("*").lower()
+    return BAR if w == "bar" else OFF if w == "off" else int(w) if w.isdigit() and int(w) <= BAR else None
 
 
 AMENDED_TAG = "Amended"  # the .mat header tag of a move amended on record (gnubg keeps it as a comment)

@@ -51,3 +51,47 @@ def test_an_amendment_of_a_game_the_file_lacks_is_named() -> None:
     garbled = '; [Amended "game 1: amended somehow"]\n' + text
     with pytest.raises(MatchFileError, match="amended somehow"):
         read_match_text(garbled, "garbled.mat")
+
+
+def test_a_move_that_is_no_legal_play_is_written_in_both_exports_and_the_board_followed_after_it(tmp_path) -> None:
+    """An illegal play that stood (or a board the referee put in step) is on record as seen (``13/9 13/9 6/2 6/2``
+    for a 6-4): the SGF writes its checkers' moves as the .mat writes its text, follows the board after it (White's
+    24/18 13/11 is legal only there), and both files are written and read back to the same one finding.  Session 12's
+    games 7482, 7483, 7489, 7490, 7494 (s12f): the SGF failed (KeyError) and the session wrote no SGF at all."""
+    from referee.exports import export_record
+    from rules.laws.events import PositionObserved
+    from rules.matchfile import check_match_text
+    from tests.rules.laws.script import W
+
+    s = Script("modern").start(3, 1)
+    assert s.play("8/5 6/5").ok
+    assert s.throw(B, 6, 4).ok
+    seen = parse_play("13/9(2) 6/2(2)", s.m.turn_start.with_turn(B), Dice(4, 4)).after  # a 4-4 played with 6-4
+    assert s.m.feed(PositionObserved(seen)).ok
+    assert s.lift(B).is_infraction
+    assert s.turn(W, 6, 2, "24/18 13/11").ok  # the illegal play stands
+    record = s.m.match_record()
+    assert [a.play for a in record.games[0].actions] == ["8/5 6/5", "13/9 13/9 6/2 6/2", "24/18 13/11"]
+    sgf = sgf_text(record)
+    assert ";B[64lplpswsw]" in sgf and ";W[62xrmk]" in sgf
+    written = export_record(record, tmp_path, "m")
+    assert [p.name for p in written] == ["m.mat", "m.sgf"]
+    found = [check_match_text(p.read_text(), p.name).issues for p in written]
+    assert [[(i.line > 0, i.kind.value, i.message) for i in f] for f in found] == [
+        [(True, "illegal-play", "Black (black) 64: '13/9 13/9 6/2 6/2' is not legal with 64 in sGfwATDgc/ABMA "
+                                "(black on roll): moves 16 pips with only 10 to play")]] * 2
+
+
+def test_a_move_whose_text_is_not_moves_is_an_export_error_naming_it() -> None:
+    """A record whose move text reads as no FROM/TO moves cannot be written as SGF: an ExportError names the game, the
+    mover, the roll and the text (not a KeyError, not a file with the move left out)."""
+    import pytest
+
+    from referee.exports import ExportError
+    from rules.record import GameRecord, MatchRecord, Move
+    from tests.rules.laws.script import W
+
+    game = GameRecord(1, (0, 0), (Move(W, (3, 1), "8/5 6/5"), Move(B, (6, 4), "thirteen/7")))
+    record = MatchRecord(("White", "Black"), 0, (game,))
+    with pytest.raises(ExportError, match=r"game 1: black's move 64 'thirteen/7' does not read as FROM/TO moves"):
+        sgf_text(record)

@@ -34,7 +34,7 @@ from rules.position import Side
 from vision.config import VisionConfig
 from vision.dice.classify import FaceClassifier, FaceGuess, board_classifier, top_classifier
 from vision.dice.config import DiceConfig
-from vision.dice.detect import centre_refiner, detector, top_view
+from vision.dice.detect import STRIDE, centre_refiner, detector, top_view
 from vision.dice.faceread import choose, face_needed, read_top_faces
 from vision.dice.find import nms
 from vision.dice.pose import PoseGuess, pose_call, pose_classifier
@@ -205,12 +205,15 @@ def _refine(gray: npt.NDArray[Any], cands: list[Square], classifier: FaceClassif
 
 
 def side_face_readings(mm: npt.NDArray[Any], camera_xy: tuple[float, float], edge: float,
-                       dcfg: DiceConfig = DICE) -> set[int]:
+                       dcfg: DiceConfig = DICE, faces: list[FaceGuess] | None = None,
+                       yields: frozenset[int] = frozenset()) -> set[int]:
     """Readings that are another die's side face: of two readings closer than
     ``DiceConfig.side_face_edges`` die edges whose line points at the camera's foot (within
     ``side_face_angle_deg``), the one nearer the camera.  Rectified on the plane of the top, the side
     face a die shows the camera lies between the die and the camera; read on its own it would be a
-    false die with the side's number."""
+    false die with the side's number.  With the readings' ``faces``, two faces both read at
+    ``side_face_min_pair_probability`` that are the same or opposite (a die's sides are neither)
+    are two dice.  Of a pair with one reading in ``yields`` (the near look's), that one is dropped."""
     out: set[int] = set()
     cos_max = math.cos(math.radians(dcfg.side_face_angle_deg))
     cx, cy = camera_xy
@@ -226,11 +229,22 @@ def side_face_readings(mm: npt.NDArray[Any], camera_xy: tuple[float, float], edg
             if tn == 0.0:
                 continue
             cos = (dx * tx + dy * ty) / (dist * tn)
-            if cos >= cos_max:
+            if faces is not None and _not_a_side(faces[a], faces[b], dcfg):
+                continue
+            if abs(cos) >= cos_max and (a in yields) != (b in yields):
+                out.add(a if a in yields else b)
+            elif cos >= cos_max:
                 out.add(b)  # b lies toward the camera from a
             elif cos <= -cos_max:
                 out.add(a)
     return out
+
+
+def _not_a_side(a: FaceGuess, b: FaceGuess, dcfg: DiceConfig) -> bool:
+    """Two readings, both sure (``side_face_min_pair_probability``), of the same face or of opposite
+    faces: neither can be the other's side face."""
+    sure = min(a.probability, b.probability) >= dcfg.side_face_min_pair_probability
+    return sure and (a.face == b.face or a.face + b.face == 7)
 
 
 def unread_tops(gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any], camera_xy: tuple[float, float],
@@ -418,6 +432,56 @@ def second_look(gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any],
     return cmm[ok], [g[i] for i in ok]
 
 
+def near_cells(heat: npt.NDArray[np.float32], search: DiceSearch, found: npt.NDArray[Any],
+               read: npt.NDArray[Any], dcfg: DiceConfig = DICE) -> npt.NDArray[np.float64]:
+    """Board points (mm) of the near look (``DiceConfig.near_look_edges``): beside each found die
+    (``found``, board mm) the detector's best cell (its regressed centre) between the two distances,
+    at ``near_look_min_score`` or more, farther than ``same_die_edges`` from every point already
+    read (``read``) and from every other found die; one per found die, none twice."""
+    r0, r1 = (e * search.z for e in dcfg.near_look_edges)
+    s = heat[0]
+    cell = STRIDE / search.PPM  # mm
+    xs = (np.arange(s.shape[1]) + 0.5) * cell - search.MARGIN_MM
+    ys = (np.arange(s.shape[0]) + 0.5) * cell - search.MARGIN_MM
+    near = dcfg.same_die_edges * search.z
+    avoid = np.concatenate([np.asarray(read, np.float64).reshape(-1, 2)[:, :2], np.asarray(found, np.float64)[:, :2]])
+    out: list[tuple[float, float]] = []
+    for x, y in np.asarray(found, np.float64)[:, :2]:
+        u0, u1 = max(0, int((x - r1 + search.MARGIN_MM) // cell)), min(s.shape[1], int((x + r1 + search.MARGIN_MM) // cell) + 1)
+        v0, v1 = max(0, int((y - r1 + search.MARGIN_MM) // cell)), min(s.shape[0], int((y + r1 + search.MARGIN_MM) // cell) + 1)
+        if u0 >= u1 or v0 >= v1:
+            continue
+        gx, gy = np.meshgrid(xs[u0:u1], ys[v0:v1])
+        d = np.hypot(gx - x, gy - y)
+        sc = np.where((d >= r0) & (d <= r1), s[v0:v1, u0:u1], -1.0)
+        for k in np.argsort(-sc, axis=None):
+            if sc.flat[k] < dcfg.near_look_min_score:
+                break
+            v, u = divmod(int(k), u1 - u0)
+            v, u = v + v0, u + u0
+            px = (u + 0.5 + float(np.clip(heat[1, v, u], -1, 1))) * STRIDE - 0.5
+            py = (v + 0.5 + float(np.clip(heat[2, v, u], -1, 1))) * STRIDE - 0.5
+            p = search.to_mm(px, py)
+            taken = np.concatenate([avoid, np.array(out).reshape(-1, 2)])
+            if np.hypot(taken[:, 0] - p[0], taken[:, 1] - p[1]).min() >= near:
+                out.append(p)
+                break
+    return np.array(out, np.float64).reshape(-1, 2)
+
+
+def near_look(gray: npt.NDArray[np.uint8], profile: Any, cells: npt.NDArray[Any], z: float,
+              model: FaceClassifier, dcfg: DiceConfig = DICE) -> tuple[npt.NDArray[np.float64], list[FaceGuess]]:
+    """The points :func:`near_cells` gave, read as :func:`second_look` reads its peaks: kept when
+    surely a die (``near_look_max_notdie``) with a face at ``near_look_min_probability``."""
+    if not len(cells):
+        return np.zeros((0, 2)), []
+    g0 = first_readings(gray, profile, cells, z, model)
+    cells = np.asarray(cells)[[i for i, r in enumerate(g0) if r.not_die < dcfg.second_look_first_max_notdie]]
+    cmm, g = _read_candidates(gray, profile, cells, z, model, dcfg)
+    ok = [i for i, r in enumerate(g) if r.not_die < dcfg.near_look_max_notdie and r.probability >= dcfg.near_look_min_probability]
+    return cmm[ok], [g[i] for i in ok]
+
+
 def is_found(g: FaceGuess, dcfg: DiceConfig = DICE) -> bool:
     """A rectified up-face reading is a die: P(not a die) below ``top_notdie_max``, or below
     ``sure_face_max_notdie`` with a face that stands at ``sure_face_min_probability`` (a die the face
@@ -434,12 +498,14 @@ def read_dice(
     """Every die on (or just off) the board, as :class:`DieReading` values (``image``: BGR frame)."""
     search = search or DiceSearch(profile)
     top_model = top_classifier(classifier)
+    near: frozenset[int] = frozenset()  # the near look's readings (positions in ``kept``)
     if top_model is not None:
         top = top_view(image, *search.fixed_maps)
         look = dcfg.second_look_below > 0
-        peaks = detector().peaks(top, min(dcfg.detect_min_score, dcfg.second_look_min_score) if look else dcfg.detect_min_score,
-                                 max(dcfg.detect_max_peaks, dcfg.second_look_peaks) if look else dcfg.detect_max_peaks,
-                                 centroid=dcfg.detect_centroid)
+        heat = detector().heat(top)
+        peaks = detector().peaks_in(heat, min(dcfg.detect_min_score, dcfg.second_look_min_score) if look else dcfg.detect_min_score,
+                                    max(dcfg.detect_max_peaks, dcfg.second_look_peaks) if look else dcfg.detect_max_peaks,
+                                    centroid=dcfg.detect_centroid)
         first = [i < dcfg.detect_max_peaks and p.score >= dcfg.detect_min_score for i, p in enumerate(peaks)]
         if not peaks:
             return ()
@@ -455,6 +521,14 @@ def read_dice(
             kept += range(len(guesses), len(guesses) + len(lg))
             scores += [(1 - g.not_die) * g.probability - 1.0 for g in lg]  # after every first reading
             mm, guesses = np.concatenate([mm, lmm]), guesses + lg
+        if dcfg.near_look_edges[1] > 0 and kept:
+            cells = near_cells(heat, search, mm[kept], np.concatenate([allmm[first], mm]), dcfg)
+            nmm, ng = near_look(gray, profile, cells, search.z, top_model, dcfg)
+            if dcfg.near_look_yields:
+                near = frozenset(range(len(kept), len(kept) + len(ng)))
+            kept += range(len(guesses), len(guesses) + len(ng))
+            scores += [(1 - g.not_die) * g.probability - 2.0 for g in ng]  # after every other reading
+            mm, guesses = np.concatenate([mm, nmm]), guesses + ng
         mm = mm[kept]
     else:
         gray = to_gray(image)
@@ -472,7 +546,7 @@ def read_dice(
     layout = profile.layout
     # one die read twice (its top and a side face, or two crops): keep the better reading
     edge = search.z
-    side = side_face_readings(mm[:, :2], search.camera_xy, edge, dcfg)
+    side = side_face_readings(mm[:, :2], search.camera_xy, edge, dcfg, [guesses[i] for i in kept], near)
     order = sorted((j for j in range(len(kept)) if j not in side), key=lambda j: -scores[j])
     chosen: list[int] = []
     for j in order:

@@ -72,6 +72,37 @@ class DiceConfig:
     below 0.01 with a face at 0.97 was a die the stage missed) ..."""
     second_look_min_probability: float = 0.97
     """... and with its face read at this probability or more (after the grid and 8-turn check)."""
+    near_look_edges: tuple[float, float] = (0.8, 1.6)
+    """A look beside each found die (``board.near_cells``, ``board.near_look``; (0, 0): off): the
+    detector's best cell between these many die edges of each die found, at ``near_look_min_score``
+    or more, farther than ``same_die_edges`` from every point already read, is read like a first
+    peak (centre model, grid, turns) when a first reading there gives P(not a die) below
+    ``second_look_first_max_notdie``, and kept below ``near_look_max_notdie`` with a face at
+    ``near_look_min_probability``.  A die leaning on the other die, or the die it leans on, lies
+    there, and the found die's peak hides its neighbour's from the 3 x 3 peak search (session 13,
+    pose renders 901850-901899: of 31 dice leaning on the other die never found, 12 had a found die
+    within 1.6 edges, heat at their centre 0.15-0.7 and no peak).  Measured with
+    ``side_face_min_pair_probability`` 0.99 and ``same_die_edges`` 0.8 (the three together, below)."""
+    near_look_yields: bool = True
+    """A near-look reading and an earlier one on the line toward the camera (``side_face_readings``):
+    the near look's is dropped, whichever lies nearer the camera (off: the nearer one, as for any
+    two readings; pose renders 901850-901899 with it off: 2 dice found before lost, 2 others found)."""
+    near_look_min_score: float = 0.15
+    """See ``near_look_edges`` (0.1 with ``same_die_edges`` 0.75: pose renders 901650-901899
+    cocked found 1032 instead of 1030 of 1410, flat 2802 / 2790 of 3149, but seen 900340-900579 one
+    flat die fewer)."""
+    near_look_max_notdie: float = 0.05
+    """See ``near_look_edges`` (``top_notdie_max``; 0.003 with a face at 0.97, the second look's
+    bars, the near look alone: pose renders 901850-901899 cocked found 256 instead of 258)."""
+    near_look_min_probability: float = 0.0
+    """See ``near_look_edges`` (a leaning die's face is mostly unsure: the bar is on P(not a die))."""
+    side_face_min_pair_probability: float = 0.99
+    """Two readings on the line toward the camera (``side_face_readings``) whose faces are both read
+    at this probability or more and are the same face or opposite faces (adding up to 7) are two
+    dice, not a die and its side: a die's side faces are never its top's face or the opposite one
+    (1.01: off).  0.9 kept a leaning 5 (read 4 at 0.974) and its own side (read 4 at 0.972) as two
+    dice (pose render 901693_2, a false die); 0.99 keeps the pairs read at 0.997-0.9996 (901885_4,
+    a 4 leaning on a 4; 901886_5, a 5 leaning on a 2)."""
     centre_passes: int = 1
     """Move each detector centre by the centre model (``die_centre.onnx``: the offset to the die its
     window shows) before the face is read, this many times, each from the last move's window
@@ -109,9 +140,19 @@ class DiceConfig:
     board_notdie_max: float = 0.05
     """On a board a detector candidate is a die when the face model's P(not a die) is below this
     (0.12 found 3 more of 80 validation dice but made 9 false dice on 260 held-out frames, 3 at 0.05)."""
-    same_die_edges: float = 0.9
+    same_die_edges: float = 0.8
     """Two readings whose centres lie closer than this many die edges (board mm) are one die (the
-    better read is kept): two dice lying flat cannot be closer than one edge."""
+    better read is kept): two dice lying flat cannot be closer than one edge, but a die leaning on
+    the other die, its top read on the plane of a flat die's top, can (session 13, 0.9 -> 0.8: pose
+    render 901894_4, a 3 leaning 44 degrees on a flat 2, read 0.84 edges from it, and 901899_0; with
+    the near look most gains of the three rules are here).  Session 13, the three rules (off ->
+    ``near_look_edges`` (0.8, 1.6), ``side_face_min_pair_probability`` 0.99, this 0.8), dice stage
+    alone: pose renders 901650-901799 + 901850-901899 (seen, 1200 frames) cocked dice found 1005 ->
+    1030 of 1410 visible (leaning on the other die 144 -> 169 of 254), flat 2745 -> 2790 of 3149,
+    faces right / wrong / unsure 2912 / 6 / 832 -> 2967 / 6 / 847 (the same 6 wrong dice), false
+    dice 3 -> 3 (the same); seen 900040-900339 496/0/57/47/1 -> 497/0/57/46/1, 900340-900579
+    397/0/37/46/0 -> 398/0/39/43/0 (right / wrong / unsure / missed / false), right-hand table
+    (both slices) 981/981 -> 985/985."""
     candidate_side: float = 1.0
     """Crop side of a top-view candidate, in die edges projected at die height."""
     dedupe_distance: float = 0.02

@@ -182,14 +182,15 @@ class DiceConfig:
     called flat, 354 of 2026 flat dice called flat (session 6's head at 0.99909: 2 and 281)."""
     on_die_min_probability: float = 0.5
     """A cocked die with P(on the other die) at or above this rests on top of the other die."""
-    leaning_min_probability: float = 0.98514
-    """:func:`vision.dice.pose.pose_call`: P(leaning) at or above this, or ...  Tuned on the same slice
-    (pooled: the 5th highest P(leaning) + P(on the other die) of the 2039 flat dice at the die stage's
-    centre, ``tune(allow=0.002)``, the dice it may call cocked read in their mirror image too, plus half
-    its distance to 1).  Seen 901650-901799 (900 frames): 261 of 735 cocked dice called cocked, 2 of
-    2026 flat dice called cocked (session 6's head and 0.98857: 226 and 2); the whole reader's seen
-    900040-900339 (pose stage at its found centres): 11 of 41 cocked, 0 of 497 flat (was 12 and 0)."""
-    on_die_call_min_probability: float = 0.98514
+    leaning_min_probability: float = 0.96659
+    """:func:`vision.dice.pose.pose_call`: P(leaning) at or above this, or ...  Session 13 (the averaged
+    deciding head, sha256 59ae8296b6a1137a): pooled, 0.25 logits above the highest P(leaning) + P(on the
+    other die) of a seen flat die the previous head left uncalled (901884_0, 0.9575), over all seen
+    pose renders 901650-901799, 901850-901899, 904000-904239 (6113 flat, 2252 cocked dice found, at
+    the die stage's centres): cocked called cocked 721 -> 755, flat called cocked 5 -> 5 (the same
+    dice), cocked called flat 5 -> 4 (``die_pose.train.json`` "session13": why 0.25).  Was 0.98514
+    (sessions 7-12's head, 0.14 logits above its own highest uncalled flat die)."""
+    on_die_call_min_probability: float = 0.96659
     """... P(on the other die) at or above this, or, the two being one pooled threshold, their sum:
     cocked (the split rule's own on-die limit called 4 of 660 flat dice cocked on 901550-901599)."""
     white_dice_bgr: tuple[int, int, int] | None = None
@@ -222,8 +223,11 @@ class DiceConfig:
     face of sessions 3 and 4 on 900040-900399).  Tuning seeds (400 dice): 2 right dice fewer, the same
     1 wrong (a cocked 3 with P(flat) 0.71).  0.99 for every P(flat) < 0.5 instead: 6 fewer on the
     tuning seeds, 18 fewer of 720 on 900040-900399."""
-    likely_leaning_min_probability: float = 0.6
-    """A die the pose model leaves unsure (not called cocked) with P(leaning) at least this ..."""
+    likely_leaning_min_probability: float = 0.4
+    """A die the pose model leaves unsure (not called cocked) with P(leaning) at least this ...  (0.6
+    until session 13: the averaged head's P(leaning) runs lower; at 0.4 it flags every die but one the
+    old head flagged at 0.6 on the seen pose renders, and read_dice's faces on the 437 seen frames whose
+    call or flag changes are wrong 6 -> 6, the same dice.)"""
     likely_leaning_max_flat: float = 0.3
     """... and a face-check P(flat) below this has no face (``board.likely_leaning``): its crop shows
     a side face almost as much as its top, and a side face can read at 0.98-0.995 (session 9, pose

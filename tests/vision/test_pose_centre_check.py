@@ -4,6 +4,7 @@ is read again at its centre moved away from the camera, and stays uncalled when 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -55,11 +56,15 @@ def test_a_flat_die_read_on_its_side_face_is_not_called_cocked(frame_901685_2: t
         return [d for d in found if math.hypot(d.center_mm[0] - x, d.center_mm[1] - y) < 1.5 * flat5[0]["size_mm"]]
 
     clf, search = FaceClassifier(), DiceSearch(prof)
-    found = read_dice(img, prof, clf, VisionConfig(), search)
+    # session 13's head reads the side face at P(up) ~0.95, above the check's 0.9 but below the committed
+    # 0.96659: a cocked threshold of 0.93 (still above CENTRE_CHECK_ABOVE) makes the check the only guard
+    low = replace(DiceConfig(), leaning_min_probability=0.93, on_die_call_min_probability=0.93)
+    assert DiceConfig().leaning_min_probability >= low.leaning_min_probability >= CENTRE_CHECK_ABOVE
+    found = read_dice(img, prof, clf, VisionConfig(), search, low)
     assert near(found) and all(d.cocked is not True for d in near(found)), near(found)
     # without the check the flat 5 is called cocked: the test sees the fault it guards against
     monkeypatch.setattr(pose, "CENTRE_CHECK_MIN_UP", 0.0)
-    off = read_dice(img, prof, clf, VisionConfig(), search)
+    off = read_dice(img, prof, clf, VisionConfig(), search, low)
     assert any(d.cocked is True for d in near(off)), near(off)
     # and that is all the check changes in the frame
     assert [d.cocked for d in found if d not in near(found)] == [d.cocked for d in off if d not in near(off)]
@@ -83,3 +88,33 @@ def test_tuning_and_counting_see_the_centre_check() -> None:
     rows[0]["at_found_moved_up"] = 0.5  # the moved reading agrees: the die is called cocked and sets the threshold
     assert tune(rows)["leaning_min_probability"] == pytest.approx(0.9975)
     assert tally(rows, th)["flat_called_cocked"] == 1
+
+
+def test_session_13s_head_calls_a_bar_leaning_die_the_old_head_left_unsure() -> None:
+    """Pose render 901775_0 (1280x720, seen): a die leaning 19 degrees on the bar, which the head of
+    sessions 7-12 read at P(up) 0.980 (below its 0.98514: unsure), is called cocked by the averaged head
+    at its thresholds (0.983 >= 0.96659); no flat die of the frame is called cocked."""
+    from vision.config import VisionConfig
+    from vision.dice.board import DiceSearch, read_dice
+    from vision.dice.classify import FaceClassifier
+    from vision.sim.render import Sensor, render
+    from vision.sim.scene import random_scene
+    from vision.sim.truth import build_truth
+    from vision.training.pose import pose_scene
+    from vision.training.rendered import profile_for
+
+    scene, noise = pose_scene(random_scene(901775, width=1280, height=720), 901775, 0)
+    img, info = render(scene, sensor=Sensor(noise))
+    truth = build_truth(scene, info)
+    prof = profile_for(truth)
+    found = read_dice(img, prof, FaceClassifier(), VisionConfig(), DiceSearch(prof))
+
+    def at(die: dict[str, Any]) -> list[Any]:
+        x, y = die["center_mm"][:2]
+        return [d for d in found if math.hypot(d.center_mm[0] - x, d.center_mm[1] - y) < 0.8 * die["size_mm"]]
+
+    bar = [d for d in truth["dice"] if d.get("leaning_on") == "bar"]
+    assert len(bar) == 1 and 15 < bar[0]["tilt_deg"] < 25
+    assert at(bar[0]) and all(d.cocked is True for d in at(bar[0])), at(bar[0])
+    flat = [d for d in truth["dice"] if not d["cocked"]]
+    assert flat and all(d.cocked is not True for f in flat for d in at(f))

@@ -17,6 +17,7 @@ The measurement command (docs/referee_vision.md, "Measuring")::
 
     python -m referee.recorded record 7216-7225 --tag s5        # read the games once (~70 s CPU each)
     python -m referee.recorded score 7216-7225 --tag s5 [--json F]   # referee and score them (seconds)
+    python -m referee.recorded bins 7216-7225 --tag s5              # the reader's confidence calibrated (judge bins)
 
 ``score`` records any game missing from the cache first, so it also works on a clean cache.
 
@@ -45,8 +46,8 @@ from vision.geometry import Seating
 from vision.observation import BoardObservation
 from vision.sim.game import GameDirector, GameScript, PlayedMove, Seeded, Timing
 
-__all__ = ["GameFigures", "Misreads", "RecordedFrame", "RecordedGame", "cache_dir", "figures", "fit_bins",
-           "load_game", "misreads", "parse_seeds", "record_game", "replay_game", "save_game"]
+__all__ = ["BinCount", "GameFigures", "Misreads", "RecordedFrame", "RecordedGame", "bin_counts", "cache_dir", "figures",
+           "fit_bins", "load_game", "misreads", "parse_seeds", "record_game", "replay_game", "save_game"]
 
 FPS = 30.0  # the frame rate the latencies are quoted at (rendered games are paced in frames)
 DIE_MM = 16.0  # a die's edge for pairing read dice with true ones (rendered dice are 14-19 mm: vision.geometry)
@@ -183,14 +184,33 @@ class _Staged:
         self.seeded = list(rec.seeded)
 
 
-def fit_bins(recs: list[RecordedGame], edges: tuple[float, ...] = (0.0, 0.3, 0.9, 0.99, 0.999),
-             *, min_delta: float = 0.005) -> tuple[ConfidenceBin, ...]:
-    """The reader's confidence calibrated against the truth of still frames (referee.judge.ConfidenceBin).
+@dataclass(frozen=True, slots=True)
+class BinCount:
+    """What the regions read at a confidence of at least ``lo`` (below the next bin) held on still frames."""
 
-    Counted over every still, uncovered frame of the recordings (a scene counts once per frame it stands).
-    """
+    lo: float
+    regions: int  # region-frames read in the bin
+    right: int  # ... holding what was read
+    alternative: int  # ... holding one of the reading's alternatives
+    deltas: tuple[tuple[int, int, int], ...]  # (dw, db, region-frames): the truth was the reading + (dw, db), most first
+
+    def line(self) -> str:
+        def pct(n: int) -> str:
+            return f"{100.0 * n / self.regions:.2f} %" if self.regions else "-"
+
+        other = ", ".join(f"{dw:+d}w{db:+d}b {n}" for dw, db, n in self.deltas[:3]) or "-"
+        return (f"confidence >= {self.lo:g}: {self.regions} region-frames, right {self.right} ({pct(self.right)}), "
+                f"an alternative {self.alternative} ({pct(self.alternative)}), otherwise "
+                f"{self.regions - self.right - self.alternative} (most: {other})")
+
+
+def bin_counts(recs: list[RecordedGame], edges: tuple[float, ...] = (0.0, 0.3, 0.9, 0.99, 0.999)) -> list[BinCount]:
+    """Per confidence bin, what the reader's region readings held against the truth of still, uncovered frames
+    (a scene counts once per frame it stands)."""
     from collections import Counter
 
+    if not edges or list(edges) != sorted(set(edges)) or edges[0] > 0.0:
+        raise ValueError(f"confidence bin edges {edges!r}: expected increasing, the first at most 0")
     n = [0] * len(edges)
     read = [0] * len(edges)
     alts = [0] * len(edges)
@@ -210,11 +230,19 @@ def fit_bins(recs: list[RecordedGame], edges: tuple[float, ...] = (0.0, 0.3, 0.9
                     alts[k] += 1
                 else:
                     deltas[k][(t.white - r.white, t.black - r.black)] += 1
+    return [BinCount(lo, n[k], read[k], alts[k], tuple((dw, db, c) for (dw, db), c in deltas[k].most_common()))
+            for k, lo in enumerate(edges)]
+
+
+def fit_bins(recs: list[RecordedGame], edges: tuple[float, ...] = (0.0, 0.3, 0.9, 0.99, 0.999),
+             *, min_delta: float = 0.005) -> tuple[ConfidenceBin, ...]:
+    """The reader's confidence calibrated against the truth of still frames (referee.judge.ConfidenceBin), from
+    :func:`bin_counts` (add-one smoothed; a slip ``(dw, db)`` kept when it holds ``min_delta`` of its bin)."""
     out = []
-    for k, lo in enumerate(edges):
-        tot = n[k] + 2
-        ds = tuple((dw, db, round(c / tot, 4)) for (dw, db), c in deltas[k].most_common() if c / tot >= min_delta)
-        out.append(ConfidenceBin(lo, round((read[k] + 1) / tot, 4), round(alts[k] / tot, 4), ds))
+    for c in bin_counts(recs, edges):
+        tot = c.regions + 2
+        ds = tuple((dw, db, round(m / tot, 4)) for dw, db, m in c.deltas if m / tot >= min_delta)
+        out.append(ConfidenceBin(c.lo, round((c.right + 1) / tot, 4), round(c.alternative / tot, 4), ds))
     return tuple(out)
 
 
@@ -445,7 +473,7 @@ def _main(argv: list[str] | None = None) -> int:
     import sys
 
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] not in ("record", "score", "misreads", "-h", "--help"):
+    if args and args[0] not in ("record", "score", "misreads", "bins", "-h", "--help"):
         args.insert(0, "record")  # the earlier form: python -m referee.recorded SEED... [--tag T]
     ap = argparse.ArgumentParser(prog="python -m referee.recorded",
                                  description=f"Record rendered games read by the real models (cache: {cache_dir()}), "
@@ -454,6 +482,10 @@ def _main(argv: list[str] | None = None) -> int:
     rec_p = sub.add_parser("record", help="render and read games into the cache (~70 s CPU a game)")
     score_p = sub.add_parser("score", help="referee recordings and print the figures (records missing ones first)")
     mis_p = sub.add_parser("misreads", help="vision's sure-but-wrong readings on the recordings' still frames")
+    bins_p = sub.add_parser("bins", help="the reader's confidence calibrated on the recordings' still frames "
+                                         "(per bin: right, an alternative, otherwise; the fitted judge bins)")
+    bins_p.add_argument("seeds", nargs="+", help="seeds: N, N-M or comma lists")
+    bins_p.add_argument("--tag", default="", help="the recordings' tag (file SEED_TAG.pkl.gz)")
     mis_p.add_argument("seeds", nargs="+", help="seeds: N, N-M or comma lists")
     mis_p.add_argument("--tag", default="", help="the recordings' tag (file SEED_TAG.pkl.gz)")
     mis_p.add_argument("--threshold", type=float, default=0.9, help="a reading at or above this counts as sure")
@@ -472,6 +504,18 @@ def _main(argv: list[str] | None = None) -> int:
         ap.error(str(exc))
     if a.cmd == "record":
         _record(seeds, a.tag, a.turns, not a.no_looks, sys.stdout)
+        return 0
+    if a.cmd == "bins":
+        absent = [str(cache_path(s, a.tag)) for s in seeds if not cache_path(s, a.tag).exists()]
+        if absent:
+            print(f"not recorded: {', '.join(absent)}", file=sys.stderr)
+            return 2
+        recs = [load_game(cache_path(s, a.tag)) for s in seeds]
+        for c in bin_counts(recs):
+            print(c.line())
+        print("fitted (referee.judge.DEFAULT_BINS form):")
+        for b in fit_bins(recs):
+            print(f"    ConfidenceBin({b.lo}, {b.p_read}, {b.p_alts}, {b.deltas!r}),")
         return 0
     if a.cmd == "misreads":
         if not 0.0 < a.threshold <= 1.0:

@@ -248,3 +248,48 @@ def test_misreads_pairs_a_die_resting_on_the_other_with_itself_and_a_side_face_r
     m = misreads(dataclasses.replace(rec, frames=tuple(frames)))
     # two dice read on each such frame as before: the die on the die right, the face read 18 mm off wrong
     assert m.faces_sure == clean.faces_sure and m.faces_wrong == n
+
+
+def test_bins_counts_per_confidence_what_the_regions_held_and_fits_the_judge_bins(monkeypatch: pytest.MonkeyPatch,
+                                                                                   tmp_path: Path,
+                                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """``bins`` (the calibration, referee.judge.DEFAULT_BINS, refitted per reader): on every still frame point 1 read at
+    0.5 with one white checker too many, point 2 at 0.95 wrong with the truth its alternative, point 3 at 0.2 right;
+    each lands in its confidence bin, counted right / an alternative / otherwise (with the slip), and the fit and
+    the command say so."""
+    import dataclasses
+
+    from referee.recorded import bin_counts, fit_bins
+    from vision.observation import CountReading
+
+    monkeypatch.setenv("BGREF_OBS_CACHE", str(tmp_path / "cache"))
+    rec = _oracle_recording(7101, 4)
+    frames = []
+    for f in rec.frames:
+        obs = f.obs
+        if f.still:
+            p = list(obs.points)
+            p[0] = CountReading(p[0].white + 1, p[0].black, 0.5)
+            p[1] = CountReading(p[1].white, p[1].black + 1, 0.95, ((p[1].white, p[1].black, 0.04),))
+            p[2] = CountReading(p[2].white, p[2].black, 0.2, ((p[2].white + 1, p[2].black, 0.3),))
+            obs = dataclasses.replace(obs, points=tuple(p))
+        frames.append(dataclasses.replace(f, obs=obs))
+    rec = dataclasses.replace(rec, frames=tuple(frames))
+    n = sum(1 for f in rec.frames if f.still and f.truth is not None and f.obs.still and not f.obs.covered)
+    assert n > 0
+    c = bin_counts([rec])
+    assert [(b.lo, b.regions, b.right, b.alternative) for b in c] == [
+        (0.0, n, n, 0), (0.3, n, 0, 0), (0.9, n, 0, n), (0.99, 0, 0, 0), (0.999, 24 * n, 24 * n, 0)]
+    assert c[1].deltas == ((-1, 0, n),)  # the truth: one white checker fewer than read
+    fit = fit_bins([rec])
+    assert fit[1].p_read == round(1 / (n + 2), 4) and fit[1].deltas == ((-1, 0, round(n / (n + 2), 4)),)
+    assert fit[2].p_alts == round(n / (n + 2), 4)
+    save_game(rec, cache_path(7101, "b"))
+    assert _main(["bins", "7101", "--tag", "b"]) == 0
+    out = capsys.readouterr().out
+    assert f"confidence >= 0.3: {n} region-frames, right 0 (0.00 %), an alternative 0 (0.00 %), otherwise {n}" in out
+    assert f"    ConfidenceBin(0.9, {fit[2].p_read}, {fit[2].p_alts}, ())," in out
+    assert _main(["bins", "7102", "--tag", "b"]) == 2  # not recorded: named, refused
+    assert "7102_b.pkl.gz" in capsys.readouterr().err
+    with pytest.raises(ValueError, match=r"confidence bin edges \(0\.3, 0\.0\)"):
+        bin_counts([rec], (0.3, 0.0))

@@ -80,8 +80,8 @@ class DiceConfig:
     ``second_look_first_max_notdie``, and kept below ``near_look_max_notdie`` with a face at
     ``near_look_min_probability``.  A die leaning on the other die, or the die it leans on, lies
     there, and the found die's peak hides its neighbour's from the 3 x 3 peak search (session 13,
-    pose renders 901850-901899: of 31 dice leaning on the other die never found, 12 had a found die
-    within 1.6 edges, heat at their centre 0.15-0.7 and no peak).  Measured with
+    pose renders 901850-901899: of 31 dice leaning on the other die never found, 14 had a found die
+    within 1.6 edges and no peak read near them, 13 of them with heat 0.18-0.72 at their centre).  Measured with
     ``side_face_min_pair_probability`` 0.99 and ``same_die_edges`` 0.8 (the three together, below)."""
     near_look_yields: bool = True
     """A near-look reading and an earlier one on the line toward the camera (``side_face_readings``):

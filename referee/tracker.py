@@ -208,6 +208,9 @@ class TrackerState:
     other_xy: tuple[tuple[float, float], ...] = ()  # other dice on the board (void or premature)
     stale_xy: tuple[tuple[float, float], ...] = ()  # dice left lying after a turn (not a new throw)
     early: bool = False  # the mover's dice are an early (premature) throw, not yet played with
+    # one die of an early throw seen (its pair missed) while both of the mover's dice lay in place in his table:
+    # (x, y, face) -- its pair read at the lift makes it the opponent's premature throw (Tracker._in_game)
+    early_die: tuple[float, float, int] | None = None
     guess: bool = False  # the mover's throw was not read fully (``dice`` 0 = unread): inferred from the play
     early_guess: bool = False  # the early dice lying there were not put on record (faces unread)
     # a face of the mover's throw was read only after the dice landed (a die seen late, or its face read
@@ -249,6 +252,9 @@ class TrackerState:
     turn_sure: bool = True
     # the mover's throw landed with both dice in his own right-hand table (where his dice lie places the throws)
     landed_home: bool = False
+    # the last play on record (``last``) had its throw inferred from it (a face unread) and was judged sure, moving
+    # checkers: whose throw is next is settled as by a play read whole (``known`` stays false: its roll was a guess)
+    inferred_sure: bool = False
     # a throw seen void whose thrower is in doubt (his turn may have passed unseen, or this may be the rethrow
     # of a dance): held until its dice are lifted, then called if no checker moved and the other side had a
     # play with it, else asked (Tracker._held_throw): ((face, rest, flat) per die, why it is in doubt)
@@ -268,6 +274,7 @@ class TrackerState:
             "other_xy": [list(p) for p in self.other_xy],
             "stale_xy": [list(p) for p in self.stale_xy],
             "early": self.early,
+            "early_die": None if self.early_die is None else list(self.early_die),
             "guess": self.guess,
             "early_guess": self.early_guess,
             "filled": self.filled,
@@ -292,6 +299,7 @@ class TrackerState:
             "pending_count": self.pending_count,
             "turn_sure": self.turn_sure,
             "landed_home": self.landed_home,
+            "inferred_sure": self.inferred_sure,
             "held": None if self.held is None else [[list(d) for d in self.held[0]], self.held[1]],
         }
 
@@ -311,6 +319,7 @@ class TrackerState:
                 other_xy=tuple((float(x), float(y)) for x, y in d["other_xy"]),
                 stale_xy=tuple((float(x), float(y)) for x, y in d.get("stale_xy", ())),
                 early=bool(d.get("early", False)),
+                early_die=_early_die_from(d.get("early_die")),
                 guess=bool(d.get("guess", False)),
                 early_guess=bool(d.get("early_guess", False)),
                 filled=bool(d.get("filled", False)),
@@ -334,6 +343,7 @@ class TrackerState:
                 pending_count=int(d.get("pending_count", 0)),
                 turn_sure=bool(d.get("turn_sure", True)),
                 landed_home=bool(d.get("landed_home", False)),
+                inferred_sure=bool(d.get("inferred_sure", False)),
                 held=_held_from(d.get("held")),
             )
         except (KeyError, TypeError, ValueError) as exc:
@@ -358,6 +368,13 @@ def _fix_from(v: Any) -> tuple[Board, tuple[int, int], str] | None:
     b = _board_from(v[0])
     assert b is not None
     return b, (int(v[1][0]), int(v[1][1])), str(v[2])
+
+
+def _early_die_from(v: Any) -> tuple[float, float, int] | None:
+    if v is None:
+        return None
+    x, y, face = v
+    return float(x), float(y), int(face)
 
 
 def _hold_from(v: Any) -> tuple[str, Board, tuple[int, int]] | None:
@@ -1322,7 +1339,14 @@ class Tracker:
                 lifted = not mover_dice
             if not s.dice_xy:  # a throw not seen at all: its play ends when the next throw lands
                 lifted = bool(fresh)
-            if len(fresh) >= 2 and not lifted:  # the opponent threw before this play was complete
+            if not lifted and len(fresh) == 1 and s.early_die is None and self._early_one(fresh[0], mover_dice):
+                # one die of the opponent's throw landed while the mover's dice lie in place, its pair missed
+                d = fresh[0]
+                self.state = s = replace(s, early_die=(d.x, d.y, int(d.face or 0)))
+            # ... and its pair read with it once the mover's dice are lifted: that throw came before the lift (7478 s12f
+            # frame 183: black's 6-4 in place, white's early 6 read, his 3 missed until black lifted at frame 204)
+            pair = lifted and self._early_pair(fresh)
+            if len(fresh) >= 2 and (not lifted or pair):  # the opponent threw before this play was complete
                 if s.guess:  # the mover's throw goes on record first (inferred from the board as it stands)
                     out += self._inferred_play(sc, seq, t)
                     if self.state.dice is None:  # taken back unplayed: these dice are his throw again
@@ -1342,16 +1366,17 @@ class Tracker:
                     # his own table: an unread "die" that never leaves may be none -- 7291 s7a: a mark in WHITE's
                     # table read as a die, face never read, taken with a die in BLACK's table for WHITE's throw; his
                     # dice lifted, it stayed, and BLACK's throw was called premature)
-                    placed = (all(self._owner_by_place(d) is turn.opponent for d in fresh[:2])
-                              and bool(mover_dice)
-                              and all(self._owner_by_place(d) is turn and (d.face_sure or self._read_where(d, s) or s.landed_home)
-                                      for d in mover_dice))
+                    placed = pair or (all(self._owner_by_place(d) is turn.opponent for d in fresh[:2])
+                                      and bool(mover_dice)
+                                      and all(self._owner_by_place(d) is turn
+                                              and (d.face_sure or self._read_where(d, s) or s.landed_home)
+                                              for d in mover_dice))
                     if cfg.judge is not None and not placed and not (st.known and st.fix is None):
                         # whose play is in progress rests on plays not judged surely, and the dice do not
                         # show it either (each pair in its thrower's right-hand table): asked, not called
                         early = [replace(e, unsure=True, note="dice thrown early? please check") for e in early]
                     out += early
-                self.state = replace(self.state, other_xy=tuple((d.x, d.y) for d in fresh[:2]))
+                self.state = replace(self.state, other_xy=tuple((d.x, d.y) for d in fresh[:2]), early_die=None)
             if lifted and s.early and sc.board == s.start:
                 # an early throw lifted untouched: either it stood and could not be played (the turn
                 # ends), or the laws voided it (it is thrown again).  The laws know which: the
@@ -1366,7 +1391,11 @@ class Tracker:
                 out += self._lifted(sc, seq, t)
                 # dice still lying there (the other opening die, the second die) are not a new throw
                 self.state = replace(self.state, stale_xy=tuple((d.x, d.y) for d in mover_dice))
-                if len(landed) > len(fresh) and not self._pushed_aside(landed, s.dice):
+                st = self.state
+                his = s.dice
+                if st.inferred_sure and st.last is not None and st.last[0] == turn.letter and self._settled(st):
+                    his = st.last[2]  # (a face was unread: the roll his play showed surely)
+                if len(landed) > len(fresh) and not self._pushed_aside(landed, his):
                     # the mover's dice lifted and new dice in his own right-hand table: not his (they lie elsewhere
                     # than his dice lay), so the opponent's throw, in the wrong table (outside table: 7274, 7276,
                     # 7278, 7280-7285 s6g, lost until now: the scene was accepted once and the dice never judged)
@@ -1454,6 +1483,9 @@ class Tracker:
                                      dice_xy=tuple((d.x, d.y) for d in thrown))
                 return out
             if len(thrown) < 2 or not all(d.face_sure for d in thrown):
+                wrong = self._unread_wrong_table(s, sc, thrown, turn, seq, t)
+                if wrong:  # (in the wrong table whatever the faces)
+                    return out + wrong
                 # a die missed or a face unread: the throw is inferred from the play when the dice
                 # are lifted (never judged on a guess); seen as lying validly until then
                 self._start_play(thrown, sc, seq, guess=True)
@@ -1517,7 +1549,8 @@ class Tracker:
         return [Emitted(DiceThrown(s.turn, (dice[0], dice[1]), t=t), seq, unsure=not called,
                         note=f"{s.held[1]}: the dice were lifted with no checker moved" if called else s.held[1])]
 
-    def _void_throw_doubt(self, s: TrackerState, sc: Scene, thrown: Sequence[SeenDie], turn: Side) -> str | None:
+    def _void_throw_doubt(self, s: TrackerState, sc: Scene, thrown: Sequence[SeenDie], turn: Side, *,
+                          faces_read: bool = True) -> str | None:
         """Why a throw real vision sees as void (``thrown``, by ``turn`` as the tracker has it, in state ``s``) is
         not called when it lands, or None: it is called.  ``_UNSEEN_PASS`` and ``_AFTER_DANCE`` (whose throw it
         is in doubt) are held until lifted (``_held_throw``); the rest are asked.  Only with
@@ -1543,8 +1576,8 @@ class Tracker:
             # it lands (7396 s9b: black's 3-3 with a die cocked on the rail went on record as a dance; his
             # rethrow in his own table was called wrong-table on white)
             return _AFTER_DANCE
-        if not (cfg.judge is not None and s.known and s.hold is None and s.fix is None and s.turn_sure
-                and all(d.sure for d in thrown)
+        if not (cfg.judge is not None and self._settled(s) and s.hold is None and s.fix is None and s.turn_sure
+                and all(d.sure or not faces_read for d in thrown)
                 and all(self._rest(d, turn) in (Rest.RIGHT_TABLE, Rest.LEFT_TABLE) for d in thrown)):
             # (a die read on the bar, the rail or off the board may be a cocked die leaning there:
             # only a throw read lying flat in the wrong table is called)
@@ -1554,6 +1587,41 @@ class Tracker:
         return None
 
     @staticmethod
+    def _settled(s: TrackerState) -> bool:
+        """The board the laws have was judged sure (``known``), or it is the end of a sure play whose throw was
+        inferred from it (``inferred_sure``: checkers moved as only that play explains, so the turn passed), and
+        nothing went to the laws since."""
+        return s.known or (s.inferred_sure and s.last is not None and s.last[4] == s.sent)
+
+    def _unread_wrong_table(self, s: TrackerState, sc: Scene, thrown: Sequence[SeenDie], turn: Side, seq: int,
+                            t: float) -> list[Emitted]:
+        """A throw with a die missed or a face unread, every die seen lying flat and clear of every boundary in the
+        opponent's right-hand table: void whatever its faces (dice-wrong-table), called when a throw read whole so
+        would be (``_void_throw_doubt``: whose throw it is settled), at least one face read and none of them a face
+        of the opponent's play on record (his own dice left lying are no throw); one die seen alone, its face read at
+        ``call_face_confidence`` (a die of his never seen, misread, is no throw either).  Else nothing (the throw is
+        inferred from its play as before).  7483 s12f frame 381: White's 4-3 in Black's table, the 4 unread."""
+        cfg = self.config
+        if cfg.judge is None or not cfg.infer_missed_dice or not thrown or s.last is None:
+            return []
+        if not all(d.flat and not d.edge and not d.on_die and self._owner_by_place(d) is turn.opponent for d in thrown):
+            return []
+        faces = [int(d.face) for d in thrown if d.face_sure and d.face]
+        if not faces or s.last[0] != turn.opponent.letter or any(f in s.last[2] for f in faces):
+            return []
+        if len(thrown) == 1 and thrown[0].face_conf < cfg.call_face_confidence:
+            return []  # (one die alone: its face read beyond a misread, never the opponent's missed die misread)
+        if self._void_throw_doubt(s, sc, thrown, turn, faces_read=False) is not None:
+            return []
+        dice = [DieThrow(int(d.face) if d.face_sure and d.face else 1, Rest.LEFT_TABLE, True) for d in thrown[:2]]
+        if len(dice) == 1:
+            dice.append(DieThrow(1))  # (the die missed: where it lies is unknown; the one seen makes the throw void)
+        self.state = replace(self.state, phase=Phase.VOID_THROW, held=None, dice_xy=tuple((d.x, d.y) for d in thrown))
+        seen = "+".join(str(d.face) if d.face_sure and d.face else "?" for d in thrown)
+        return [Emitted(DiceThrown(turn, (dice[0], dice[1]), t=t), seq,
+                        note=f"dice read {seen} in the opponent's right-hand table: void whatever the faces")]
+
+    @staticmethod
     def _pushed_aside(dice: Sequence[SeenDie], faces: tuple[int, int] | None) -> bool:
         """``dice`` may be the mover's own dice moved by the hand rather than lifted: his faces are not known,
         a face is unread, or they show his faces (one die: one of them) -- then they are no new throw."""
@@ -1561,6 +1629,33 @@ class Tracker:
             return True
         shown = sorted(int(d.face or 0) for d in dice[:2])
         return shown == sorted(faces) if len(shown) == 2 else shown[0] in faces
+
+    def _early_one(self, d: SeenDie, mover_dice: Sequence[SeenDie]) -> bool:
+        """``d``, a die new while the mover plays, is one die of the opponent's early throw: read surely (face, flat,
+        clear of every boundary, not on a die) in the opponent's right-hand table, while both of the mover's dice lie
+        where they landed in his own table, each read (now or where it landed) or landed there with its pair."""
+        s = self.state
+        cfg = self.config
+        if cfg.judge is None or not cfg.infer_missed_dice or s.turn is None or s.other_xy or s.early:
+            return False
+        turn = s.turn
+        return (d.face_sure and bool(d.face) and d.flat and not d.edge and not d.on_die
+                and self._owner_by_place(d) is turn.opponent
+                and len(s.dice_xy) == 2 and len(mover_dice) == 2
+                and all(self._owner_by_place(m) is turn and (m.face_sure or self._read_where(m, s) or s.landed_home)
+                        for m in mover_dice))
+
+    def _early_pair(self, fresh: Sequence[SeenDie]) -> bool:
+        """The mover's dice just lifted, and ``fresh`` (the new dice) are the early throw one die of which was seen
+        before the lift (``TrackerState.early_die``): two dice, both faces read, in the opponent's right-hand table,
+        one where that die lay showing its face."""
+        s = self.state
+        if s.early_die is None or s.turn is None or len(fresh) < 2:
+            return False
+        x, y, face = s.early_die
+        two = fresh[:2]
+        return (all(d.face_sure and d.face and self._owner_by_place(d) is s.turn.opponent for d in two)
+                and any(d.face == face and _near(d, [(x, y)], self.config.same_die_mm) for d in two))
 
     def _in_doubt(self, before: Position, roll: tuple[int, int], board: Board, label: str) -> bool:
         """An illegal play judged from ``before`` (the laws' board) that what is in doubt there
@@ -1667,6 +1762,7 @@ class Tracker:
                              weak=weak, landed_home=len(dice) >= 2 and all(self._owner_by_place(d) is s.turn
                                                                           for d in dice[:2]),
                              dice_xy=tuple((d.x, d.y) for d in dice), other_xy=(), stale_xy=(), early=False,
+                             early_die=None,
                              start=start, move=s.move + 1, guess=guess, start_sure=start_sure)
 
     def _throw_event(self, thrower: Side, dice: Sequence[SeenDie], seq: int, t: float) -> list[Emitted]:
@@ -1882,7 +1978,9 @@ class Tracker:
                                  hold=(turn.letter, s.start, s.dice), hold_throw=s.guess, stale_xy=())
             self._looks, self._moved_on = [sc.readings], False
             return []
-        return self._on_record(turn, s.start, roll, j, seq, t, dice_read=known, throw=s.guess)
+        out = self._on_record(turn, s.start, roll, j, seq, t, dice_read=known, throw=s.guess)
+        self._moved_surely(s.start, sc)
+        return out
 
     def _unread_called(self, before: Position, looks: Sequence[Any]) -> tuple[tuple[int, int], Judgement] | None:
         """The mover's throw, a face unread, lifted on a board that is an illegal play whatever that face was
@@ -1924,7 +2022,8 @@ class Tracker:
             out.append(Emitted(PositionObserved(position_of(j.board, turn.opponent), t=t), seq,
                                _changed_points(start, j.board), unsure=other_name,
                                note=f"only an illegal play ({j.label}) explains the board (p={j.posterior:.4f})"))
-            self.state = replace(s, sent=j.board, known=True, fix=(start, roll, turn.letter), last=None)
+            self.state = replace(s, sent=j.board, known=True, fix=(start, roll, turn.letter), last=None,
+                                 inferred_sure=False)
         else:
             assert j.play is not None
             out.append(Emitted(PositionObserved(j.play.after, t=t), seq,
@@ -1937,7 +2036,9 @@ class Tracker:
             # the rethrow called as the opponent's throw in the wrong table)
             self.state = replace(s, sent=j.board, known=sure and j.fits and dice_read and not amended,
                                  doubt=_judged_doubt(s.doubt, j, sure),
-                                 last=(turn.letter, start, roll, not dice_read, j.board))
+                                 last=(turn.letter, start, roll, not dice_read, j.board),
+                                 inferred_sure=(not dice_read and sure and j.fits and not amended and not resync
+                                                and j.board != start))
         # the laws judge the play when the dice are lifted: never an accusation on an unsure board
         out.append(Emitted(DiceLifted(turn, t=t), seq, unsure=resync or not sure or other_name))
         final = self.state.sent or j.board
@@ -1945,6 +2046,13 @@ class Tracker:
         self.state = replace(self.state, phase=Phase.GAME_OVER if over else Phase.TO_THROW, turn=turn.opponent,
                              dice=None, dice_xy=(), guess=False, hold=None)
         return out
+
+    def _moved_surely(self, start: Board, sc: Scene | None) -> None:
+        """A play just put on record with its throw inferred settles whose throw is next (``inferred_sure``) only if
+        the scene it was judged on reads checkers moved with confidence: a throw taken back moves none (7103 r3: a
+        throw inferred as a play at p = 0.991, then thrown again by the same player, called the wrong table)."""
+        if self.state.inferred_sure and (sc is None or not self._confident_change(start, sc)):
+            self.state = replace(self.state, inferred_sure=False)
 
     def _amend(self, board: Board, seq: int, t: float, sc: Scene | None = None) -> list[Emitted]:
         """The board the laws have (``sent``) is not the game's: if the last play on record, re-judged, is
@@ -1994,7 +2102,7 @@ class Tracker:
         after = board_of(play.after)
         if after == s.sent:
             return []  # the laws have that play: the difference lies elsewhere
-        self.state = replace(s, sent=after, known=False, last=(letter, start, r, inferred, after),
+        self.state = replace(s, sent=after, known=False, last=(letter, start, r, inferred, after), inferred_sure=False,
                              doubt=doubt_with(s.doubt, after, board_alternatives(s.sent, after)))
         return [Emitted(PlayAmended(mover, r, play.after, t=t), seq, _changed_points(s.sent, after), unsure=True,
                         note=f"{mover.name.lower()}'s play re-judged from the board now read: "
@@ -2067,6 +2175,12 @@ class Tracker:
         # a misread face would have left a legal play standing, and nobody corrects a legal play)
         others = face_off_rolls(before, roll, now.board, s.weak) if 0 not in dice else ()
         weak = () if 0 not in dice and not others else s.weak
+        if 0 in dice and any(f and f in s.weak for f in dice) and not _unread_off(before, dice, now.board):
+            # a face unread, the other read weak: the roll filled from the correction; the weak face is confirmed as
+            # above when the board corrected to is a legal play of no roll without it (7501 s12f frame 673: Black's
+            # 6 read at 0.99, the 3 unread, a checker moved 5 for the 6 and corrected to 13/7* 5/2, a play of no roll
+            # but a 6's -- asked for the 6 that, misread, would have made the lifted board a legal 5-3)
+            weak = ()
         old = judge_play(before, roll, self._looks, cfg, exclude=frozenset({now.board}), weak=weak,
                          corrected_to=now.play)
         if old.kind is not JudgementKind.ILLEGAL and others:
@@ -2155,6 +2269,7 @@ class Tracker:
         keep = self.state
         self.state = replace(s, turn=turn)
         out = self._on_record(turn, start, roll, j, seq, t, dice_read=roll == dice, throw=s.hold_throw)
+        self._moved_surely(start, sc)
         # the phase and whose turn it is were already past the play
         self.state = replace(self.state, phase=Phase.GAME_OVER if self.state.phase is Phase.GAME_OVER else keep.phase,
                              turn=keep.turn, dice=keep.dice, dice_xy=keep.dice_xy, guess=keep.guess)
@@ -2221,6 +2336,21 @@ class Tracker:
             Emitted(PositionObserved(pos, t=t), seq, j.doubtful, unsure=not sure,
                     note="" if sure else "the likeliest legal play of the inferred throw: please check"),
         ]
+
+
+def _unread_off(before: Position, dice: tuple[int, int], board: Board) -> bool:
+    """``board`` is a legal play of a roll without the face read of ``dice`` (the other unread, 0): had that face
+    been misread, the board could still be the player's own legal play."""
+    read = next(f for f in dice if f)
+    for a, b in ROLLS:
+        if read in (a, b):
+            continue
+        try:
+            if any(board_of(p.after) == board for p in _plays(before, (a, b))):
+                return True
+        except PositionError:
+            continue
+    return False
 
 
 def _hi_lo(roll: tuple[int, int]) -> tuple[int, int]:

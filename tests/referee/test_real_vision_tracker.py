@@ -560,10 +560,13 @@ def test_a_journalled_doubt_and_landed_home_round_trip_and_a_malformed_doubt_is_
         TrackerState.from_json(bad)
 
 
-def test_after_a_throw_inferred_from_its_play_a_void_looking_throw_is_asked_never_called() -> None:
+def test_after_a_throw_inferred_from_its_play_a_void_looking_throw_is_asked_unless_checkers_moved_surely() -> None:
     """7103 r3: a throw with a face unread was inferred from the board; whose turn came next then rested on
-    that inference, and the next throw was called as void (the wrong table).  After an inferred throw the
-    chain is not known: the void-looking throw is asked about.  With the throw read whole, it is called."""
+    that inference, and the next throw (the same player's: his throw had been taken back) was called as void (the
+    wrong table).  After an inferred throw the chain is not known: the void-looking throw is asked about -- unless
+    the inferred play was judged sure and the scene read checkers moved with confidence (a throw taken back moves
+    none; session 13, ``TrackerState.inferred_sure``): then it is called, as with the throw read whole.  Here the
+    points Black's play changed are read below the count confidence: asked."""
     p1 = after(START, (5, 3), "8/3 6/3")
     p2 = after(p1, (6, 4), "24/18 13/9")
     wrong_table = (sure_face(die(2, Area.LEFT_TABLE, (480.0, 200.0))), sure_face(die(1, Area.LEFT_TABLE, (520.0, 210.0))))
@@ -577,7 +580,19 @@ def test_after_a_throw_inferred_from_its_play_a_void_looking_throw_is_asked_neve
     read = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[1])))
     called = run(read)
     assert [j.verdict.code.value for j in called.infractions if j.verdict.code] == ["dice-wrong-table"]
-    inferred = run((read[0], unread(read[1])))
+    moved = run((read[0], unread(read[1])))
+    assert [j.verdict.code.value for j in moved.infractions if j.verdict.code] == ["dice-wrong-table"]
+    s = opened(Script())
+    n = len(s.out)
+    s.show(p1, (read[0], unread(read[1]))).show(p2, (read[0], unread(read[1]))).show(p2).show(p2, wrong_table)
+    for k in range(n, len(s.out)):  # the four points Black's 6-4 changed (absolute 1, 7, 12, 16) read at 0.8
+        pts = list(s.out[k].points)
+        for p in (1, 7, 12, 16):
+            pts[p - 1] = CountReading(pts[p - 1].white, pts[p - 1].black, 0.8)
+        s.out[k] = replace(s.out[k], points=tuple(pts), confident=False)
+    inferred = session_run(s)
+    lifted = [j for j in inferred.judged if isinstance(j.emitted.event, DiceLifted)]
+    assert not lifted[-1].emitted.unsure  # (the play itself judged sure: only the moved checkers' reading decides)
     assert inferred.stats.infractions == 0
     assert any(j.verdict.kind is VerdictKind.CHECK and "dice-wrong-table" in j.verdict.director for j in inferred.judged)
 
@@ -744,19 +759,22 @@ def test_a_face_read_beyond_doubt_is_never_judged_away() -> None:
 def test_a_die_landing_after_the_movers_seen_die_was_lifted_is_not_his() -> None:
     """7259 s5h: WHITE's 2-4 read as a 4 alone; WHITE played and lifted; BLACK's 1-3, thrown into WHITE's table,
     read as a 1 alone, was taken for WHITE's second die (a 4-1: the record left the game).  Here BLACK's 6-4
-    is read as a 6 alone; once his 6 is gone, a die in his table is not his (the play is judged, 6-4)."""
+    is read as a 6 alone; once his 6 is gone, a die in his table is not his (the play is judged, 6-4).  It is WHITE's
+    throw in BLACK's table: since session 13 (BLACK's inferred 6-4 judged sure, checkers read moved) the wrong table
+    is called, though WHITE's other die is missed; WHITE's 2 read at 0.99 (a misread die of BLACK's?) it is not."""
     s = opened(Script())
     p1 = after(START, (5, 3), "8/3 6/3")
     p2 = after(p1, (6, 4), "24/18 13/9")
     six = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])),)  # the 4 missed
     s.show(p1, six).show(p2, six)
-    s.show(p2, (sure_face(die(2, Area.LEFT_TABLE, (560.0, 60.0))),))  # WHITE's die, in BLACK's table
-    ses = session_run(s)
-    throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
-    assert throws and (throws[0].player, sorted(throws[0].values)) == (Side.BLACK, [4, 6])
-    moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
-    assert (moves[-1].player, moves[-1].play) == (Side.BLACK, "24/18 13/9")
-    assert ses.stats.infractions == 0
+    for two, called in ((sure_face(die(2, Area.LEFT_TABLE, (560.0, 60.0))), True),
+                        (die(2, Area.LEFT_TABLE, (560.0, 60.0)), False)):
+        ses = session_run(replace(s, out=[*s.out]).show(p2, (two,)))  # WHITE's die, in BLACK's table
+        throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
+        assert throws and (throws[0].player, sorted(throws[0].values)) == (Side.BLACK, [4, 6])
+        moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
+        assert (moves[-1].player, moves[-1].play) == (Side.BLACK, "24/18 13/9")
+        assert codes_of(ses) == ([("dice-wrong-table", Side.WHITE)] if called else []), codes_of(ses)
 
 
 def test_the_opening_throw_waits_until_both_dice_lie_in_sight_together() -> None:

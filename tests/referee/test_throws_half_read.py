@@ -1,0 +1,148 @@
+"""Throws real vision reads only in part (session 13): a die missed or a face unread, judged where the laws need
+no face -- an early throw seen one die at a time, a throw in the wrong table, whose throw follows a play whose roll
+was inferred from it.  Traced on session 12's fresh games 7478-7513 (tag s12f)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from referee.session import Session, SessionInfo
+from referee.tracker import Tracker, TrackerConfig, TrackerState, board_of
+from rules.laws.verdicts import VerdictKind
+from rules.notation import parse_play
+from rules.position import Position, Side
+from tests.referee.scenes import B_SPOTS, W_SPOTS, Script, die
+from vision.geometry import Area
+from vision.observation import CountReading, DieReading
+
+START = Position.initial()
+REAL = TrackerConfig.for_real_vision("near", count_confidence=0.9)
+P1 = parse_play("8/3 6/3", START, (5, 3)).after  # WHITE opens 5-3
+P2 = parse_play("24/18 13/9", P1, (6, 4)).after  # BLACK's 6-4
+
+
+def sure(face: int, area: Area, xy: tuple[float, float]) -> DieReading:
+    """A die read as the reader reads a clear one (face at 0.9995)."""
+    return replace(die(face, area, xy), face_confidence=0.9995)
+
+
+def unread(d: DieReading) -> DieReading:
+    """The same die with its face and flat/cocked unread."""
+    return replace(d, face=None, face_confidence=0.5, cocked=None, cocked_confidence=0.5)
+
+
+BLACK_64 = (sure(6, Area.LEFT_TABLE, B_SPOTS[0]), sure(4, Area.LEFT_TABLE, B_SPOTS[1]))
+
+
+def opened() -> Script:
+    """The set-up, WHITE's opening 5-3 (8/3 6/3) read whole and played."""
+    s = Script().show(START)
+    s.show(START, (sure(5, Area.RIGHT_TABLE, W_SPOTS[0]), sure(3, Area.LEFT_TABLE, B_SPOTS[0])))
+    return s.show(P1)
+
+
+def run(script: Script) -> Session:
+    ses = Session.start(SessionInfo(), None, tracker_config=REAL, evidence=False)
+    for obs in script:
+        ses.process(obs)
+    ses.flush()
+    return ses
+
+
+def calls(ses: Session) -> list[tuple[str, Side | None]]:
+    return [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+
+
+def test_an_early_throw_seen_one_die_before_the_lift_and_both_at_it_is_called_premature() -> None:
+    """7478 s12f frame 183: Black's 6-4 lay in place, played; White threw early into his own table and only his 6
+    was read (the 3 missed) until Black lifted at frame 204, when both were read.  Each scene showed one new die
+    at most while Black's dice lay there, so the early throw was never seen as one: White's dice were taken for his
+    turn's throw.  The die seen before the lift, read again where it lay with its pair at the lift, is the early
+    throw: called.  A die at the lift elsewhere than the one seen (or showing another face) is no such proof."""
+    early = sure(6, Area.RIGHT_TABLE, (200.0, 300.0))
+    pair = sure(3, Area.RIGHT_TABLE, (120.0, 180.0))
+    for at_lift, called in (((early, pair), True), ((replace(early, center_mm=(260.0, 380.0)), pair), False),
+                            ((replace(early, face=5), pair), False)):
+        s = opened().show(P1, BLACK_64).show(P2, BLACK_64)
+        s.show(P2, (*BLACK_64, early))  # White's early 6 lands; his 3 is not read
+        s.show(P2, at_lift)  # Black lifts: both of White's dice read
+        ses = run(s)
+        assert calls(ses) == ([("premature-throw", Side.WHITE)] if called else []), (at_lift, calls(ses))
+        assert board_of(ses.machine.position) == board_of(P2)
+
+
+def test_a_throw_in_the_wrong_table_is_called_whatever_its_unread_face() -> None:
+    """7483 s12f frame 381: White's 4-3 landed in Black's right-hand table, the 4 unread: a throw with a face
+    unread was only ever inferred from its play, so the wrong table (void whatever the faces) was never judged.
+    Now a throw every seen die of which lies in the opponent's table is called as one read whole would be: with a
+    face unread, or one die missed (its face then read beyond a misread, 0.995).  Not when the face read is one of
+    Black's own (his dice, left lying)."""
+    cases = (
+        ((sure(2, Area.LEFT_TABLE, (420.0, 230.0)), unread(die(1, Area.LEFT_TABLE, (460.0, 240.0)))), True),
+        ((sure(2, Area.LEFT_TABLE, (420.0, 230.0)),), True),  # one die missed
+        ((die(2, Area.LEFT_TABLE, (420.0, 230.0)),), False),  # ... the one seen read at 0.99: may be a misread die
+        ((sure(6, Area.LEFT_TABLE, (420.0, 230.0)), unread(die(1, Area.LEFT_TABLE, (460.0, 240.0)))), False),
+        ((unread(die(2, Area.LEFT_TABLE, (420.0, 230.0))), unread(die(1, Area.LEFT_TABLE, (460.0, 240.0)))), False),
+    )
+    for thrown, called in cases:
+        s = opened().show(P1, BLACK_64).show(P2, BLACK_64).show(P2)  # Black's 6-4 read whole, played and lifted
+        s.show(P2, thrown).show(P2)  # White throws into Black's table, picks the dice up
+        ses = run(s)
+        assert calls(ses) == ([("dice-wrong-table", Side.WHITE)] if called else []), (thrown, calls(ses))
+
+
+def test_after_a_sure_play_of_a_throw_inferred_from_it_the_next_throw_in_the_wrong_table_is_called() -> None:
+    """7510 s12f frame 1525 (and 7494, 7504, 7511): Black's 4-2, the 2 unread, inferred from his play (p=1.000);
+    White's throw in Black's table was then not judged at all -- a throw inferred from its play left whose throw came
+    next unsettled (7103 r3: a cocked throw taken back, inferred as a play).  A play judged sure that moved checkers
+    settles it (a throw taken back moves none); the throw is called.  Left open by the board (unsure), asked."""
+    wrong = (sure(2, Area.LEFT_TABLE, (420.0, 230.0)), sure(1, Area.LEFT_TABLE, (460.0, 240.0)))
+    black = (BLACK_64[0], unread(BLACK_64[1]))
+    s = opened().show(P1, black).show(P2, black).show(P2).show(P2, wrong)
+    assert calls(run(s)) == [("dice-wrong-table", Side.WHITE)]
+    s = opened().show(P1, black)
+    n = len(s.out)
+    s.show(P2, black).show(P2)
+    for k in range(n, len(s.out)):  # Black's 20, 18, 9 and 7 (absolute 5, 7, 16, 18) unread: 24/20 13/7 or 24/18 13/9?
+        pts = list(s.out[k].points)
+        for p in (5, 7, 16, 18):
+            pts[p - 1] = CountReading(0, 0, 0.0)
+        s.out[k] = replace(s.out[k], points=tuple(pts), confident=False)
+    ses = run(s.show(P2, wrong))
+    assert calls(ses) == [] and any(j.verdict.kind is VerdictKind.CHECK and "dice-wrong-table" in j.verdict.director
+                                  for j in ses.judged), ses.judged
+
+
+def test_dice_in_the_movers_table_at_his_lift_are_the_next_throw_when_his_inferred_roll_is_not_theirs() -> None:
+    """7478 s12f frame 1612: Black's 6-2, the 2 unread, lifted; White's 6-1 already lay in Black's table in the same
+    scene.  Dice there showing the mover's faces (or any, with one of his unread) may be his, pushed aside; but his
+    roll, inferred surely from his play, was 6-2: a 6-1 is not his dice -- White's throw, in the wrong table."""
+    p2 = parse_play("24/18 13/11", P1, (6, 2)).after
+    black = (BLACK_64[0], unread(BLACK_64[1]))
+    for faces, called in (((1, 6), True), ((6, 2), False)):
+        wrong = (sure(faces[0], Area.LEFT_TABLE, (420.0, 230.0)), sure(faces[1], Area.LEFT_TABLE, (460.0, 240.0)))
+        s = opened().show(P1, black).show(p2, black).show(p2, wrong).show(p2)
+        ses = run(s)
+        assert calls(ses) == ([("dice-wrong-table", Side.WHITE)] if called else []), (faces, calls(ses))
+
+
+def test_the_new_state_round_trips_through_json() -> None:
+    state = replace(Tracker(REAL).state, early_die=(200.0, 300.0, 6), inferred_sure=True)
+    assert TrackerState.from_json(state.to_json()) == state
+    old = {k: v for k, v in state.to_json().items() if k not in ("early_die", "inferred_sure")}
+    assert TrackerState.from_json(old) == replace(state, early_die=None, inferred_sure=False)
+
+
+def test_a_weak_face_with_its_pair_unread_is_confirmed_by_a_correction_no_other_roll_allows() -> None:
+    """7501 s12f frame 673: Black's 6 read at 0.99 (below the 0.995 that rules out a misread), his 3 unread; he moved
+    a checker 5 for the 6 and lifted, then corrected to 13/7* 5/2.  The roll was filled from the correction (6-3) but
+    the one-face guard stayed: read as a 5, the lifted board would be a legal 5-3.  A correction to a board that is a
+    legal play of no roll without a 6 shows the 6 was a 6 (nobody corrects a legal play): called, as with both faces
+    read (session 11).  Read at 0.9995 (no guard), called either way."""
+    for conf in (0.99, 0.9995):
+        black = (replace(die(6, Area.LEFT_TABLE, B_SPOTS[0]), face_confidence=conf),
+                 unread(die(3, Area.LEFT_TABLE, B_SPOTS[1])))
+        good = parse_play("13/7 13/10", P1, (6, 3)).after
+        bad = parse_play("13/8 13/10", P1, (5, 3)).after  # the 6 played as a 5
+        s = opened().show(P1, black).show(bad, black).show(bad).show(good).show(good)
+        assert calls(run(s)) == [("illegal-play", Side.BLACK)], conf

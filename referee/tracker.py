@@ -1404,6 +1404,15 @@ class Tracker:
                         and not self.state.other_xy:
                     self._note_turn(out)  # (the play just put on record settles whose throw this is)
                     out += self._in_game(sc, seq, t)  # lifted and the next throw already down
+                elif (cfg.judge is not None and landed and self.state.phase is Phase.TO_THROW and self.state.turn is turn
+                      and not self.state.other_xy and any(d.face_sure for d in landed)
+                      and not any(_near(d, s.dice_xy, cfg.same_die_mm) for d in landed)):
+                    # his throw taken back unplayed, and dice lie in his own table now, elsewhere than his dice lay, a
+                    # face read: his throw again, judged now (the scene is accepted once: 7482 s12f frame 139 -- a die
+                    # read off the board where none lay, face unread, taken for White's throw; gone, taken back; his 4-3
+                    # read right on 139-151 never went on record, and his play was "the board changed with no play on
+                    # record")
+                    out += self._in_game(sc, seq, t)
             return out
 
         if s.phase is Phase.VOID_THROW:

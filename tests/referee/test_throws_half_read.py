@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from referee.session import Session, SessionInfo
 from referee.tracker import Tracker, TrackerConfig, TrackerState, board_of
+from rules.laws.events import DiceThrown
 from rules.laws.verdicts import VerdictKind
 from rules.notation import parse_play
 from rules.position import Position, Side
@@ -146,3 +147,18 @@ def test_a_weak_face_with_its_pair_unread_is_confirmed_by_a_correction_no_other_
         bad = parse_play("13/8 13/10", P1, (5, 3)).after  # the 6 played as a 5
         s = opened().show(P1, black).show(bad, black).show(bad).show(good).show(good)
         assert calls(run(s)) == [("illegal-play", Side.BLACK)], conf
+
+
+def test_a_throw_landing_as_a_phantom_die_is_taken_back_is_the_movers_throw() -> None:
+    """7482 s12f frame 111: as Black's opening play was lifted a die was read off the board where none lay, face
+    unread, and taken for White's throw; at frame 139 it was gone (taken back unplayed) and White's 4-3 lay read right
+    in his table -- in the same scene, accepted once: the 4-3 never went on record, and White's play was "the board
+    changed with no play on record" (the record left the game at move 1).  Dice in the mover's own table when his
+    throw is taken back are his throw again, judged in that scene."""
+    phantom = unread(die(1, Area.OFF_BOARD, (520.0, -20.0), boundary_mm=2.0))
+    s = opened().show(P1, (phantom,)).show(P1, BLACK_64).show(P2, BLACK_64).show(P2)
+    ses = run(s)
+    assert calls(ses) == [] and not any("no play on record" in j.emitted.note for j in ses.judged)
+    throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
+    assert [(t.player, sorted(t.values)) for t in throws] == [(Side.BLACK, [4, 6])]
+    assert board_of(ses.machine.position) == board_of(P2)

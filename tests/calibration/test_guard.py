@@ -94,7 +94,7 @@ def test_the_points_sides_refuse_a_placement_shifted_by_a_point(tmp_path, monkey
     assert side_contrast(img, wrong) >= cfg.side_guard_contrast
     assert side_contrast(img, right) >= cfg.side_guard_contrast
     # ... and only the true placement puts them on their edges
-    assert side_support(lab, right) >= cfg.min_side_support + 0.2
+    assert side_support(lab, right) >= cfg.min_side_support + 0.2  # measured 0.923 (session 13; the bar 0.7)
     assert side_support(lab, wrong) < cfg.min_side_support - 0.15
     # the pipeline's guard refuses it, with its first signal switched off (so the second one alone decides)
     import calibration.pipeline as pipeline

@@ -19,16 +19,10 @@ def frame_901853_2() -> tuple[Any, Any, dict[str, Any]]:
     """Pose render 901853_2 (1280x720, ~2 s to render; ``dice_pose/v2``): a 1 leaning 40 degrees on a
     checker by the far rail, a 5 and two 2s flat.  The leaning 1's crop shows a side face, which reads
     4 at 0.995; the pose model's P(leaning) is 0.98, just under its cocked call."""
-    from vision.sim.render import Sensor, render
-    from vision.sim.scene import random_scene
-    from vision.sim.truth import build_truth
-    from vision.training.pose import pose_scene
-    from vision.training.rendered import profile_for
+    from vision.training.pose import pose_frame
 
-    scene, noise = pose_scene(random_scene(901853, width=1280, height=720), 901853, 2)
-    img, info = render(scene, sensor=Sensor(noise))
-    truth = build_truth(scene, info)
-    return img, profile_for(truth), truth
+    img, prof, truth = pose_frame(901853, 2)
+    return img, prof, truth
 
 
 def _near(found: tuple[Any, ...], die: dict[str, Any], edges: float = 1.5) -> list[Any]:
@@ -65,16 +59,9 @@ def test_session_13s_head_keeps_a_doubted_face_unsure() -> None:
     face-check P(flat) 0.08: at the old ``likely_leaning_min_probability`` 0.6 its face is read, wrong;
     at 0.4 it is unsure."""
     from vision.dice.evaluate import match
-    from vision.sim.render import Sensor, render
-    from vision.sim.scene import random_scene
-    from vision.sim.truth import build_truth
-    from vision.training.pose import pose_scene
-    from vision.training.rendered import profile_for
+    from vision.training.pose import pose_frame
 
-    scene, noise = pose_scene(random_scene(904060, width=1280, height=720), 904060, 0)
-    img, info = render(scene, sensor=Sensor(noise))
-    truth = build_truth(scene, info)
-    prof = profile_for(truth)
+    img, prof, truth = pose_frame(904060, 0)
     die = truth["dice"][0]
     assert die["face"] == 1 and not die["cocked"]
     clf, search = FaceClassifier(), DiceSearch(prof)

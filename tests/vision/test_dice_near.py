@@ -21,20 +21,7 @@ from vision.dice import board
 from vision.dice.board import DiceSearch, read_dice
 from vision.dice.classify import FaceClassifier, FaceGuess
 from vision.dice.config import DiceConfig
-
-
-def _pose_frame(seed: int, i: int) -> tuple[Any, Any, dict[str, Any]]:
-    """Pose render ``seed_i`` (``dice_pose/v2``, 1280x720, ~2 s to render)."""
-    from vision.sim.render import Sensor, render
-    from vision.sim.scene import random_scene
-    from vision.sim.truth import build_truth
-    from vision.training.pose import pose_scene
-    from vision.training.rendered import profile_for
-
-    scene, noise = pose_scene(random_scene(seed, width=1280, height=720), seed, i)
-    img, info = render(scene, sensor=Sensor(noise))
-    truth = build_truth(scene, info)
-    return img, profile_for(truth), truth
+from vision.training.pose import pose_frame
 
 
 def _near(found: tuple[Any, ...], die: dict[str, Any], edges: float = 0.6) -> list[Any]:
@@ -59,7 +46,7 @@ def _run(frame: tuple[Any, Any, dict[str, Any]], dcfg: DiceConfig | None = None)
 def test_two_dice_reading_the_same_face_on_the_camera_line_are_both_kept() -> None:
     """901885_4: a 4 leaning 12 degrees on a flat 4, 19 mm apart on the line toward the camera; both
     read 4 at 0.999.  A die's side is never its top's face: both are dice."""
-    frame = _pose_frame(901885, 4)
+    frame = pose_frame(901885, 4)
     lean, other = _leaning_on_die(frame[2])
     assert (lean["face"], other["face"]) == (4, 4)
     found = _run(frame)
@@ -74,7 +61,7 @@ def test_two_dice_reading_the_same_face_on_the_camera_line_are_both_kept() -> No
 def test_a_die_beside_a_found_die_is_looked_for() -> None:
     """901899_1: a 3 leaning 16 degrees on the other die (a 5); the detector's peak on it is hidden
     by its neighbour's, the cell beside the found die reads 3 at 0.998."""
-    frame = _pose_frame(901899, 1)
+    frame = pose_frame(901899, 1)
     lean, other = _leaning_on_die(frame[2])
     assert lean["face"] == 3
     found = _run(frame)
@@ -88,7 +75,7 @@ def test_a_die_beside_a_found_die_is_looked_for() -> None:
 def test_two_dice_closer_than_an_edge_on_the_top_plane_are_two() -> None:
     """901894_4: a 3 leaning 44 degrees on a flat 2; on the plane of a flat die's top their readings
     lie 13.9 mm (0.84 edges) apart, which ``same_die_edges`` 0.9 merged into one die."""
-    frame = _pose_frame(901894, 4)
+    frame = pose_frame(901894, 4)
     lean, other = _leaning_on_die(frame[2])
     assert (lean["face"], other["face"]) == (3, 2)
     found = _run(frame)

@@ -28,16 +28,10 @@ def frame_901685_2() -> tuple[Any, Any, dict[str, Any]]:
     """Pose render 901685_2 (1280x720, ``dice_pose/v2``, seen): the die stage reads a flat 5's side face,
     its found centre 0.87 edges toward the camera from the top, where the deciding head gives P(up)
     0.9905, above the cocked threshold; 0.6 edges away from the camera it reads the die flat (0.03)."""
-    from vision.sim.render import Sensor, render
-    from vision.sim.scene import random_scene
-    from vision.sim.truth import build_truth
-    from vision.training.pose import pose_scene
-    from vision.training.rendered import profile_for
+    from vision.training.pose import pose_frame
 
-    scene, noise = pose_scene(random_scene(901685, width=1280, height=720), 901685, 2)
-    img, info = render(scene, sensor=Sensor(noise))
-    truth = build_truth(scene, info)
-    return img, profile_for(truth), truth
+    img, prof, truth = pose_frame(901685, 2)
+    return img, prof, truth
 
 
 def test_a_flat_die_read_on_its_side_face_is_not_called_cocked(frame_901685_2: tuple[Any, Any, dict[str, Any]],
@@ -97,16 +91,9 @@ def test_session_13s_head_calls_a_bar_leaning_die_the_old_head_left_unsure() -> 
     from vision.config import VisionConfig
     from vision.dice.board import DiceSearch, read_dice
     from vision.dice.classify import FaceClassifier
-    from vision.sim.render import Sensor, render
-    from vision.sim.scene import random_scene
-    from vision.sim.truth import build_truth
-    from vision.training.pose import pose_scene
-    from vision.training.rendered import profile_for
+    from vision.training.pose import pose_frame
 
-    scene, noise = pose_scene(random_scene(901775, width=1280, height=720), 901775, 0)
-    img, info = render(scene, sensor=Sensor(noise))
-    truth = build_truth(scene, info)
-    prof = profile_for(truth)
+    img, prof, truth = pose_frame(901775, 0)
     found = read_dice(img, prof, FaceClassifier(), VisionConfig(), DiceSearch(prof))
 
     def at(die: dict[str, Any]) -> list[Any]:

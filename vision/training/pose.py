@@ -167,6 +167,20 @@ def pose_scene(base: Any, seed: int, i: int) -> tuple[Any, int]:
     return scene, seed * 1000 + i
 
 
+def pose_frame(seed: int, i: int, width: int = 1280, height: int = 720) -> tuple[np.ndarray, Any, dict[str, Any]]:
+    """Pose frame ``seed_i`` rendered in memory, as :func:`render_pose` renders it (no cache): the image, the
+    profile of its truth and the truth."""
+    from vision.sim.render import Sensor, render
+    from vision.sim.scene import random_scene
+    from vision.sim.truth import build_truth
+    from vision.training.rendered import profile_for
+
+    scene, noise = pose_scene(random_scene(seed, width=width, height=height), seed, i)
+    img, info = render(scene, sensor=Sensor(noise))
+    truth = build_truth(scene, info)
+    return img, profile_for(truth), truth
+
+
 def render_pose(seed: int, n: int, width: int = 1280, height: int = 720) -> list[Path]:
     """Render ``n`` pose frames on the board of scene ``seed`` (the static board is traced once)."""
     from vision.sim.scene import random_scene

@@ -163,7 +163,7 @@ class CalibrationConfig:
     those scenes) show no clear sides even at the truth (down to 0.0), and are left to the first signal.  Raised
     to 0.7 in session 13: fresh 4637 (travel, 42.7 degrees, now SEEN) was decided 48-55 px off with the seats wrong
     at 0.5625 (its truth: 0.875); the right fits of all seen records with contrast >= 60 score 0.75 and up (4015,
-    4090: travel), the truth of 500 of 501 seen scenes with contrast >= 60 0.75 and up (4626, dark on dark at
+    4090: travel), the truth of 498 of 499 seen scenes with contrast >= 60 0.75 and up (4626, dark on dark at
     contrast 61: 0.31, refused at 0.5 already); tests/calibration/test_side_bar.py."""
     max_corner_outside_px: float | None = 20.0
     """The fit guard's third signal: an automatic fit with an outer corner more than this far outside the frame

@@ -34,7 +34,7 @@ from rules.position import Side
 from vision.config import VisionConfig
 from vision.dice.classify import FaceClassifier, FaceGuess, board_classifier, top_classifier
 from vision.dice.config import DiceConfig
-from vision.dice.detect import STRIDE, centre_refiner, detector, top_view
+from vision.dice.detect import STRIDE, cell_centre, centre_refiner, detector, top_view
 from vision.dice.faceread import choose, face_needed, read_top_faces
 from vision.dice.find import nms
 from vision.dice.pose import PoseGuess, pose_call, pose_classifier
@@ -424,11 +424,20 @@ def second_look(gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any],
     dice: those surely a die (P(not a die) below ``second_look_max_notdie``) with a face read at
     ``second_look_min_probability`` (their centres and readings); most such peaks are board texture,
     so the bar is higher than :func:`is_found`'s."""
+    return _sure_dice(gray, profile, mm, z, model, dcfg, dcfg.second_look_max_notdie, dcfg.second_look_min_probability)
+
+
+def _sure_dice(gray: npt.NDArray[np.uint8], profile: Any, mm: npt.NDArray[Any], z: float, model: FaceClassifier,
+               dcfg: DiceConfig, max_notdie: float, min_probability: float) -> tuple[npt.NDArray[np.float64], list[FaceGuess]]:
+    """Candidate points (board mm) read at their first readings, those that pass
+    ``second_look_first_max_notdie`` read again as :func:`_read_candidates` reads them, and kept when surely a
+    die (P(not a die) below ``max_notdie``) with a face read at ``min_probability``: their centres and readings."""
+    if not len(mm):
+        return np.zeros((0, 2)), []
     g0 = first_readings(gray, profile, mm, z, model)
     mm = np.asarray(mm)[[i for i, r in enumerate(g0) if r.not_die < dcfg.second_look_first_max_notdie]]
     cmm, g = _read_candidates(gray, profile, mm, z, model, dcfg)
-    ok = [i for i, r in enumerate(g) if r.not_die < dcfg.second_look_max_notdie
-          and r.probability >= dcfg.second_look_min_probability]
+    ok = [i for i, r in enumerate(g) if r.not_die < max_notdie and r.probability >= min_probability]
     return cmm[ok], [g[i] for i in ok]
 
 
@@ -459,9 +468,7 @@ def near_cells(heat: npt.NDArray[np.float32], search: DiceSearch, found: npt.NDA
                 break
             v, u = divmod(int(k), u1 - u0)
             v, u = v + v0, u + u0
-            px = (u + 0.5 + float(np.clip(heat[1, v, u], -1, 1))) * STRIDE - 0.5
-            py = (v + 0.5 + float(np.clip(heat[2, v, u], -1, 1))) * STRIDE - 0.5
-            p = search.to_mm(px, py)
+            p = search.to_mm(*cell_centre(heat, v, u))
             taken = np.concatenate([avoid, np.array(out).reshape(-1, 2)])
             if np.hypot(taken[:, 0] - p[0], taken[:, 1] - p[1]).min() >= near:
                 out.append(p)
@@ -473,13 +480,7 @@ def near_look(gray: npt.NDArray[np.uint8], profile: Any, cells: npt.NDArray[Any]
               model: FaceClassifier, dcfg: DiceConfig = DICE) -> tuple[npt.NDArray[np.float64], list[FaceGuess]]:
     """The points :func:`near_cells` gave, read as :func:`second_look` reads its peaks: kept when
     surely a die (``near_look_max_notdie``) with a face at ``near_look_min_probability``."""
-    if not len(cells):
-        return np.zeros((0, 2)), []
-    g0 = first_readings(gray, profile, cells, z, model)
-    cells = np.asarray(cells)[[i for i, r in enumerate(g0) if r.not_die < dcfg.second_look_first_max_notdie]]
-    cmm, g = _read_candidates(gray, profile, cells, z, model, dcfg)
-    ok = [i for i, r in enumerate(g) if r.not_die < dcfg.near_look_max_notdie and r.probability >= dcfg.near_look_min_probability]
-    return cmm[ok], [g[i] for i in ok]
+    return _sure_dice(gray, profile, cells, z, model, dcfg, dcfg.near_look_max_notdie, dcfg.near_look_min_probability)
 
 
 def is_found(g: FaceGuess, dcfg: DiceConfig = DICE) -> bool:

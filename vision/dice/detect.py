@@ -128,8 +128,14 @@ class DieDetector:
             cu = ((uu - 0.5 + ox) * w).sum(axis=(1, 2)) / wsum
             cv = ((vv - 0.5 + oy) * w).sum(axis=(1, 2)) / wsum
         else:
-            cu, cv = us + 0.5 + np.clip(h[1, vs, us], -1, 1), vs + 0.5 + np.clip(h[2, vs, us], -1, 1)
+            return [Peak(*cell_centre(h, int(v), int(u)), float(c)) for v, u, c in zip(vs, us, score, strict=True)]
         return [Peak(float(a) * STRIDE - 0.5, float(b) * STRIDE - 0.5, float(c)) for a, b, c in zip(cu, cv, score, strict=True)]
+
+
+def cell_centre(h: npt.NDArray[np.float32], v: int, u: int) -> tuple[float, float]:
+    """The regressed centre (top-view px) of cell (``v``, ``u``) of a heat map :meth:`DieDetector.heat` gave."""
+    return ((u + 0.5 + float(np.clip(h[1, v, u], -1, 1))) * STRIDE - 0.5,
+            (v + 0.5 + float(np.clip(h[2, v, u], -1, 1))) * STRIDE - 0.5)
 
 
 def centre_window_mm(edge: float) -> float:

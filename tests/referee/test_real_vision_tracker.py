@@ -223,6 +223,19 @@ def test_a_weak_face_read_beyond_doubt_in_a_later_still_scene_of_the_throw_no_lo
     assert tr._firmed((4,), (4, 4), places, [seen(100.0, 0.999), seen(150.0, 0.999)]) == ()
 
 
+def _lifted_then(p1: Position, landed: tuple[SeenDie, ...], lifted: Position, corrected: Position | None = None) -> Session:
+    """The session of Black's throw ``landed`` on ``p1``, his play to ``lifted`` and his dice lifted, then (with
+    no throw) the board changed to ``corrected`` if given, then White's 2-1 landing."""
+    white = (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.RIGHT_TABLE, W_SPOTS[1]))
+    s = opened(Script())
+    s.show(p1, landed).show(lifted, landed).show(lifted)
+    end = lifted if corrected is None else corrected
+    if corrected is not None:
+        s.show(corrected)
+    s.show(end, white)
+    return session_run(s)
+
+
 def test_a_play_legal_if_a_weak_face_was_misread_is_called_when_corrected_to_a_play_of_the_roll_read() -> None:
     """The 4 read at 0.99 (weak): 24/18 13/8 is a legal 6-5, so at the lift it is only asked about.  The board
     is then changed, with no throw, into 24/18 13/9 (a legal 6-4 read surely, no play of 6-5 or any roll with
@@ -233,18 +246,13 @@ def test_a_play_legal_if_a_weak_face_was_misread_is_called_when_corrected_to_a_p
     landed = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), die(4, Area.LEFT_TABLE, B_SPOTS[1]))  # 4 at 0.99
     bad = after(p1, (6, 5), "24/18 13/8")
     good = after(p1, (6, 4), "24/18 13/9")
-    white = (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.RIGHT_TABLE, W_SPOTS[1]))
-    s = opened(Script())
-    s.show(p1, landed).show(bad, landed).show(bad).show(good).show(good, white)
-    ses = session_run(s)
+    ses = _lifted_then(p1, landed, bad, good)
     codes = codes_of(ses)
     assert codes == [("illegal-play", Side.BLACK)]
     last = ses.machine.match_record().games[0].actions[-1]
     assert isinstance(last, Move) and last.play == "24/18 13/9"  # the correction on record
     # not corrected: asked (the one-face guard), the laws keep the likeliest legal play
-    s = opened(Script())
-    s.show(p1, landed).show(bad, landed).show(bad).show(bad, white)
-    assert session_run(s).stats.infractions == 0
+    assert _lifted_then(p1, landed, bad).stats.infractions == 0
     # (a board that a roll with the weak 4 misread also explains does not show the face: judge.one_face_off)
     assert one_face_off(p1.with_turn(Side.BLACK), (6, 4), board_of(bad), (4,))
     assert not one_face_off(p1.with_turn(Side.BLACK), (6, 4), board_of(good), (4,))
@@ -263,17 +271,12 @@ def test_a_play_lifted_early_is_called_when_every_roll_its_correction_allows_nam
     corrected = after(p1, (3, 1), "8/5 6/5")
     assert one_face_off(black, (3, 1), board_of(lifted), (3,))  # (a legal 2-1: the guard holds at the lift)
     assert face_off_rolls(black, (3, 1), board_of(corrected), (3,)) == ((1, 1),)
-    white = (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.RIGHT_TABLE, W_SPOTS[1]))
-    s = opened(Script())
-    s.show(p1, landed).show(lifted, landed).show(lifted).show(corrected).show(corrected, white)
-    ses = session_run(s)
+    ses = _lifted_then(p1, landed, lifted, corrected)
     codes = codes_of(ses)
     assert codes == [("incomplete-play", Side.BLACK)]
     last = ses.machine.match_record().games[0].actions[-1]
     assert isinstance(last, Move) and last.play == "8/5 6/5"  # the correction on record
-    s = opened(Script())
-    s.show(p1, landed).show(lifted, landed).show(lifted).show(lifted, white)
-    assert session_run(s).stats.infractions == 0
+    assert _lifted_then(p1, landed, lifted).stats.infractions == 0
 
 
 def test_a_play_illegal_whatever_its_unread_face_is_held_not_taken_back_and_called_when_corrected() -> None:
@@ -290,15 +293,10 @@ def test_a_play_illegal_whatever_its_unread_face_is_held_not_taken_back_and_call
     black = p1.with_turn(Side.BLACK)
     found = judge_unread(black, (6, 0), [reading_of(board_of(lifted), 1.0)], LikelihoodConfig())
     assert found is not None and found[1].label == "wrong_colour" and len(found[2]) == 6
-    white = (die(2, Area.RIGHT_TABLE, W_SPOTS[0]), die(1, Area.RIGHT_TABLE, W_SPOTS[1]))
-    s = opened(Script())
-    s.show(p1, landed).show(lifted, landed).show(lifted).show(corrected).show(corrected, white)
-    ses = session_run(s)
+    ses = _lifted_then(p1, landed, lifted, corrected)
     codes = codes_of(ses)
     assert codes == [("illegal-play", Side.BLACK)]
-    s = opened(Script())
-    s.show(p1, landed).show(lifted, landed).show(lifted).show(lifted, white)
-    assert session_run(s).stats.infractions == 0
+    assert _lifted_then(p1, landed, lifted).stats.infractions == 0
 
 
 def test_a_face_read_only_during_the_play_never_makes_an_accusation() -> None:

@@ -1368,9 +1368,7 @@ class Tracker:
                     # dice lifted, it stayed, and BLACK's throw was called premature)
                     placed = pair or (all(self._owner_by_place(d) is turn.opponent for d in fresh[:2])
                                       and bool(mover_dice)
-                                      and all(self._owner_by_place(d) is turn
-                                              and (d.face_sure or self._read_where(d, s) or s.landed_home)
-                                              for d in mover_dice))
+                                      and self._in_place(mover_dice, s, turn))
                     if cfg.judge is not None and not placed and not (st.known and st.fix is None):
                         # whose play is in progress rests on plays not judged surely, and the dice do not
                         # show it either (each pair in its thrower's right-hand table): asked, not called
@@ -1650,9 +1648,13 @@ class Tracker:
         turn = s.turn
         return (d.face_sure and bool(d.face) and d.flat and not d.edge and not d.on_die
                 and self._owner_by_place(d) is turn.opponent
-                and len(s.dice_xy) == 2 and len(mover_dice) == 2
-                and all(self._owner_by_place(m) is turn and (m.face_sure or self._read_where(m, s) or s.landed_home)
-                        for m in mover_dice))
+                and len(s.dice_xy) == 2 and len(mover_dice) == 2 and self._in_place(mover_dice, s, turn))
+
+    def _in_place(self, mover_dice: Sequence[SeenDie], s: TrackerState, turn: Side) -> bool:
+        """Each of the mover's dice (``turn``'s, in state ``s``) lies in his own right-hand table, read now or where
+        it landed (:meth:`_read_where`), or his throw landed whole there (``landed_home``)."""
+        return all(self._owner_by_place(d) is turn and (d.face_sure or self._read_where(d, s) or s.landed_home)
+                   for d in mover_dice)
 
     def _early_pair(self, fresh: Sequence[SeenDie]) -> bool:
         """The mover's dice just lifted, and ``fresh`` (the new dice) are the early throw one die of which was seen

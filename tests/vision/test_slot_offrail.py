@@ -130,3 +130,16 @@ def test_a_recorded_blot_off_the_rail_is_not_read_as_two_surely(seed: int, seq: 
     assert tuple(truth["counts"]["points"][int(point[1:]) - 1]) == want and positions[point] == [1]
     r = BoardReader(config=VisionConfig()).read_image(img, profile_for(truth), seq=seq).readings()[point]
     assert (r.white, r.black) == want or r.confidence < VisionConfig().count_min_confidence, (point, r)
+
+
+def test_a_game_stills_folder_that_is_missing_or_holds_no_training_game_is_refused(tmp_path: Path,
+                                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from vision.training import slots
+
+    with pytest.raises(SystemExit) as info:
+        slots.main(["--games", str(tmp_path / "none"), "--out", str(tmp_path / "m.onnx")])
+    assert info.value.code == 2
+    assert f"--games {tmp_path / 'none'}: no such folder" in capsys.readouterr().err
+    (tmp_path / "20000_10.json").write_text("{}")  # a tuning game's still: never trained on
+    with pytest.raises(ValueError, match="no stills of the training games 20006-20099"):
+        slots.training_frames(games=tmp_path)

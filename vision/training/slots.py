@@ -199,8 +199,13 @@ def training_frames(with_trays: bool = False, games: Path | None = None) -> list
     if games is not None:
         from vision.training.games import game_frames
 
-        found = {int(js.stem.split("_")[0]) for js in games.glob("*_*.json")}
-        out.extend(game_frames(games, sorted(s for s in found if s in GAME_TRAIN_SEEDS)))
+        if not games.is_dir():
+            raise ValueError(f"game stills folder {games}: no such folder")
+        found = sorted(s for s in {int(js.stem.split("_")[0]) for js in games.glob("*_*.json")} if s in GAME_TRAIN_SEEDS)
+        if not found:
+            raise ValueError(f"game stills folder {games}: no stills of the training games {GAME_TRAIN_SEEDS.start}-"
+                             f"{GAME_TRAIN_SEEDS.stop - 1} (python -m vision.training.games render SEEDS --out {games})")
+        out.extend(game_frames(games, found))
     if with_trays:
         from vision.training.trays import tray_frames
 
@@ -506,6 +511,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--empty-weight", type=float, default=1.0,
                    help="draw the empty point slots of frames with no hand this many times as often")
     a = p.parse_args(argv)
+    if a.games is not None and not a.games.is_dir():
+        p.error(f"--games {a.games}: no such folder")
     if a.calibrate_only:
         print(json.dumps(recalibrate(a.out), indent=2))
         return 0

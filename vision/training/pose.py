@@ -193,6 +193,75 @@ def render_pose(seed: int, n: int, width: int = 1280, height: int = 720) -> list
     return render_positions(pose_dir(width, height), seed, n, lambda i: pose_scene(base, seed, i))
 
 
+POSE_GAME_SEEDS = range(21_000, 22_000)
+"""Training game seeds of :func:`render_game_stills` (game stills of played positions, not pose renders)."""
+
+
+def pose_games_dir() -> Path:
+    """Folder (under the render cache) of the game stills of :func:`render_game_stills`."""
+    from vision.training.rendered import cache_dir
+
+    return cache_dir() / POSE_RENDERS / "games" / "1280x720"
+
+
+def game_script(seed: int, turns: int | None = None) -> Any:
+    """The script a game still of ``seed`` is played by: a training seed (:data:`POSE_GAME_SEEDS`) stages
+    a cocked die on every turn from the second to the ninth (checker, rail, bar, other die or on top, as
+    ``vision.sim.game`` draws them) in 12 turns; any other seed is played as ``referee.recorded`` records
+    it (``schedule(2, 1)``, 40 turns), so a seen recording's throws can be looked at again.  ``turns``:
+    stop after that many turns instead."""
+    from referee.rendered import schedule
+    from vision.sim.game import GameScript
+
+    if seed in POSE_GAME_SEEDS:
+        return GameScript(schedule(8, 1, kinds=("cocked_die",)), max_turns=turns or 12)
+    return GameScript(schedule(2, 1), max_turns=turns or 40)
+
+
+def render_game_stills(seed: int, out: Path | None = None, *, flat_every: int = 3, turns: int | None = None) -> int:
+    """Play game ``seed`` (:func:`game_script`, ``referee.recorded.PACE``, 1280x720) and save one still
+    frame without hands of each throw that has a cocked die (its first still frame but one: where the
+    reader reads it) and of every ``flat_every``-th throw with every die flat, as ``<seed>_<seq>.png``
+    + ``.json`` (the renderer's truth): a die cocked against a checker, the rail, the bar or the other die
+    where a played game leaves it, and flat dice beside a game's checkers.  Only the saved frames are
+    rasterised.  ``turns``: see :func:`game_script`.  Returns how many were saved."""
+    from referee.recorded import PACE
+    from vision.sim.config import SimConfig
+    from vision.sim.game import GameDirector
+    from vision.training.rendered import write_frame
+
+    if flat_every < 1:
+        raise ValueError(f"flat_every must be at least 1, not {flat_every}")
+    out = out or pose_games_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    director = GameDirector(seed, script=game_script(seed, turns), cfg=SimConfig(), width=1280, height=720,
+                            timing=PACE, pixels=False)
+    seen: set[tuple[tuple[float, float], ...]] = set()
+    flat_throws = saved = 0
+    for img, truth in director.frames():
+        drawn, director.pixels = director.pixels, False
+        dice = truth["dice"]
+        if not truth.get("still") or truth["hands"]["present"] or not dice:
+            continue
+        key = tuple((round(d["center_mm"][0]), round(d["center_mm"][1])) for d in dice)
+        if key in seen:
+            continue
+        if drawn:
+            seen.add(key)
+            write_frame(out / f"{seed}_{truth['seq']}.png", out / f"{seed}_{truth['seq']}.json", img, truth)
+            saved += 1
+            continue
+        if any(d["cocked"] for d in dice):
+            director.pixels = True
+        elif len(dice) == 2:
+            seen.add(key)
+            flat_throws += 1
+            director.pixels = flat_throws % flat_every == 0
+            if director.pixels:
+                seen.discard(key)
+    return saved
+
+
 def label_of(die: dict[str, Any]) -> int:
     from vision.dice.pose import COCKED, FLAT, ON_DIE
 
@@ -405,15 +474,27 @@ def hard_flat_weights(model_path: Path, x: np.ndarray, y: np.ndarray, boost: flo
     return out
 
 
-def training_sources(pose_seeds: range = POSE_TRAIN_SEEDS) -> list[tuple[Path, range]]:
+def training_sources(pose_seeds: range = POSE_TRAIN_SEEDS, games: range | None = None, games_repeat: int = 1
+                     ) -> list[tuple[Path, range]]:
     """The training renders: the pose renders whose seed is in ``pose_seeds`` (both sizes) and the shared
     cache's dice (``pose_seeds`` narrower than :data:`POSE_TRAIN_SEEDS`: a model of an earlier data set
-    trained again, e.g. the deciding head of session 7 on 30000-30284 while 30285-30344 exist)."""
+    trained again, e.g. the deciding head of session 7 on 30000-30284 while 30285-30344 exist); ``games``:
+    plus the game stills (:func:`render_game_stills`) of those training game seeds, ``games_repeat`` times
+    (each pass draws its own jitter)."""
     from vision.training.faces import DICE_RENDERS
     from vision.training.rendered import TRAIN_SEEDS, cache_dir
 
-    return [(pose_dir(1280, 720), pose_seeds), (pose_dir(1920, 1080), pose_seeds),
-            (cache_dir() / "1280x720", TRAIN_SEEDS), (cache_dir() / DICE_RENDERS / "1280x720", TRAIN_SEEDS)]
+    out = [(pose_dir(1280, 720), pose_seeds), (pose_dir(1920, 1080), pose_seeds),
+           (cache_dir() / "1280x720", TRAIN_SEEDS), (cache_dir() / DICE_RENDERS / "1280x720", TRAIN_SEEDS)]
+    if games is not None:
+        if not (POSE_GAME_SEEDS.start <= games.start and games.stop <= POSE_GAME_SEEDS.stop) or len(games) == 0:
+            raise ValueError(f"--games {games.start}-{games.stop - 1}: not within the training game seeds "
+                             f"{POSE_GAME_SEEDS.start}-{POSE_GAME_SEEDS.stop - 1}")
+        if not any(frames(pose_games_dir(), games)):
+            raise ValueError(f"no game stills of {games.start}-{games.stop - 1} in {pose_games_dir()}: "
+                             f"render them (python -m vision.training.pose render-games {games.start}-{games.stop - 1})")
+        out += [(pose_games_dir(), games)] * max(1, games_repeat)
+    return out
 
 
 def without_low_leans(data: dict[str, np.ndarray], min_tilt: float) -> dict[str, np.ndarray]:
@@ -428,7 +509,8 @@ def without_low_leans(data: dict[str, np.ndarray], min_tilt: float) -> dict[str,
 def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = None, log: Any = print,
           copies: tuple[int, int, int] = (2, 4, 6), with_found: bool = True,
           pose_seeds: range = POSE_TRAIN_SEEDS, base: Path | None = None, lr: float | None = None,
-          min_cocked_tilt: float = 0.0, hard_flat: float = 0.0, epoch_samples: int | None = None) -> dict[str, object]:
+          min_cocked_tilt: float = 0.0, hard_flat: float = 0.0, epoch_samples: int | None = None,
+          games: range | None = None, games_repeat: int = 1) -> dict[str, object]:
     """Train the pose model on :func:`training_sources` (``pose_seeds``); frames whose seed % 10 == 0 are
     the validation (and threshold-tuning) slice.  ``base``: fine-tune that deciding head
     (:func:`load_decide`: its batch norms frozen) at the peak learning rate ``lr`` instead of training
@@ -438,7 +520,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     flat must rise above most steep leans too).  ``hard_flat``: flat patches the starting head (``base``,
     else the committed model) reads P(leaning) + P(on die) >= :data:`HARD_FLAT_UP` are drawn
     ``1 + hard_flat`` times as often (:func:`hard_flat_weights`; ``epoch_samples`` draws per epoch,
-    default all)."""
+    default all).  ``games``, ``games_repeat``: game stills too (:func:`training_sources`)."""
     import torch
     from torch import nn
 
@@ -448,7 +530,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     t0 = time.time()
-    sources = training_sources(pose_seeds)
+    sources = training_sources(pose_seeds, games, games_repeat)
     data = pose_samples(sources, seed=seed, cache=cache, copies=copies, with_found=with_found,
                         jitter_mm=2.0 if with_found else 2.5)
     data = without_low_leans(data, min_cocked_tilt)
@@ -780,6 +862,17 @@ def _seed_range(text: str | None) -> range:
     return range(first, last + 1)
 
 
+def _game_range(text: str | None) -> range | None:
+    """``FIRST-LAST`` (inclusive) as a range of game seeds; None: None."""
+    if text is None:
+        return None
+    try:
+        first, last = (int(v) for v in text.split("-"))
+    except ValueError:
+        raise ValueError(f"{text!r}: expected FIRST-LAST, e.g. 21000-21039") from None
+    return range(first, last + 1)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.training.pose")
     sub = p.add_subparsers(dest="what", required=True)
@@ -788,6 +881,10 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("count", type=int)
     r.add_argument("n", type=int, help="positions per scene")
     r.add_argument("--size", default="1280x720")
+    g = sub.add_parser("render-games", help="game stills of cocked dice and flat throws (render_game_stills; no torch needed)")
+    g.add_argument("seeds", help="FIRST-LAST")
+    g.add_argument("--flat-every", type=int, default=3, help="save every N-th throw with both dice flat")
+    g.add_argument("--out", type=Path, default=None)
     t = sub.add_parser("train", help="train the pose model (needs torch)")
     t.add_argument("--seed", type=int, default=7)
     t.add_argument("--epochs", type=int, default=20)
@@ -802,6 +899,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--min-cocked-tilt", type=float, default=0.0, help="leave leaning dice tilted less than this (degrees) out")
     t.add_argument("--hard-flat", type=float, default=0.0, help="draw flat patches the starting head reads cocked 1 + this times as often")
     t.add_argument("--epoch-samples", type=int, default=None, help="with --hard-flat: draws per epoch (default: all)")
+    t.add_argument("--games", default=None, metavar="FIRST-LAST", help="plus the game stills of these training game seeds (render-games)")
+    t.add_argument("--games-repeat", type=int, default=1, help="with --games: draw the game stills this many times")
     mg = sub.add_parser("merge", help="one two-head model: a 6-plane deciding model + the v2 face-check model (needs onnx)")
     mg.add_argument("decide", type=Path)
     mg.add_argument("gate", type=Path)
@@ -835,6 +934,12 @@ def main(argv: list[str] | None = None) -> int:
             render_pose(s, args.n, w, h)
             print(s, f"{time.time() - t0:.1f}s", flush=True)
         return 0
+    if args.what == "render-games":
+        for s in _game_range(args.seeds) or ():
+            t0 = time.time()
+            n = render_game_stills(s, args.out, flat_every=args.flat_every)
+            print(s, n, f"{time.time() - t0:.1f}s", flush=True)
+        return 0
     if args.what == "train":
         from vision.dice.pose import DIE_POSE_MODEL
 
@@ -843,7 +948,8 @@ def main(argv: list[str] | None = None) -> int:
                     copies=(cp[0], cp[1], cp[2]), with_found=not args.no_found,
                     pose_seeds=_seed_range(args.pose_seeds), base=args.base, lr=args.lr,
                     min_cocked_tilt=args.min_cocked_tilt, hard_flat=args.hard_flat,
-                    epoch_samples=args.epoch_samples), flush=True)
+                    epoch_samples=args.epoch_samples, games=_game_range(args.games), games_repeat=args.games_repeat),
+              flush=True)
         return 0
     if args.what == "calls":
         tuning = [r for f in args.tune_rows for r in json.loads(f.read_text())]

@@ -1,0 +1,51 @@
+"""Game stills for the pose model (``vision.training.pose.render_game_stills``): cocked dice where a played
+game leaves them, and flat throws beside a game's checkers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+
+def test_render_game_stills_saves_the_staged_cocked_die_still_and_without_hands(tmp_path: Path) -> None:
+    """A training game seed stages a cocked die from its second turn: the saved stills hold it (cocked, leaning
+    on what ``vision.sim.game`` drew), each a still frame without hands, image beside truth; a flat throw is
+    saved too when every flat throw is asked for."""
+    from vision.training.pose import frames, render_game_stills
+
+    n = render_game_stills(21000, tmp_path, flat_every=1, turns=3)
+    got = frames(tmp_path, range(21000, 21001))
+    assert n == len(got) >= 2
+    cocked = [d for _, _, t in got for d in t["dice"] if d["cocked"]]
+    assert cocked and all(d["leaning_on"] in ("checker", "rail", "bar", "die", "die_top") for d in cocked)
+    assert any(all(not d["cocked"] for d in t["dice"]) and len(t["dice"]) == 2 for _, _, t in got)
+    for _, png, t in got:
+        assert t["still"] and not t["hands"]["present"] and png.is_file()
+        assert json.loads(png.with_suffix(".json").read_text())["seq"] == int(png.stem.split("_")[1])
+
+
+def test_render_game_stills_refuses_a_bad_flat_every(tmp_path: Path) -> None:
+    from vision.training.pose import render_game_stills
+
+    with pytest.raises(ValueError, match="flat_every"):
+        render_game_stills(21000, tmp_path, flat_every=0)
+
+
+def test_training_sources_add_the_game_stills_and_refuse_seeds_or_stills_that_are_not_there(tmp_path: Path,
+                                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--games`` adds the game stills' folder ``games_repeat`` times; a seed outside the training game seeds, or
+    a range with no still rendered, is refused naming it (before, training ran without them silently)."""
+    import vision.training.pose as tp
+
+    monkeypatch.setattr(tp, "pose_games_dir", lambda: tmp_path)
+    with pytest.raises(ValueError, match="7514-7515"):
+        tp.training_sources(games=range(7514, 7516))
+    with pytest.raises(ValueError, match="render-games 21000-21001"):
+        tp.training_sources(games=range(21000, 21002))
+    (tmp_path / "21001_300.json").write_text(json.dumps({"dice": []}))
+    (tmp_path / "21001_300.png").write_bytes(b"")
+    src = tp.training_sources(games=range(21000, 21002), games_repeat=3)
+    assert src[-3:] == [(tmp_path, range(21000, 21002))] * 3 and len(src) == 7
+    assert tp.training_sources() == src[:4]

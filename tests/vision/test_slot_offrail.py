@@ -143,3 +143,20 @@ def test_a_game_stills_folder_that_is_missing_or_holds_no_training_game_is_refus
     (tmp_path / "20000_10.json").write_text("{}")  # a tuning game's still: never trained on
     with pytest.raises(ValueError, match="no stills of the training games 20006-20099"):
         slots.training_frames(games=tmp_path)
+
+
+def test_off_rail_renders_of_one_colour_scheme(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 14: ``offrail FIRST COUNT N SCHEME`` renders the boards a recorded game misread (a white blot on
+    the walnut board's light point read empty); an unknown scheme is refused by name before any render."""
+    from vision.sim.config import SimConfig
+    from vision.sim.scene import random_scene
+    from vision.training import rendered
+
+    with pytest.raises(ValueError, match=r"unknown colour scheme 'walnut'.*walnut_inlay"):
+        rendered.main(["offrail", "13100", "1", "1", "walnut"])
+    seen: list[str] = []
+    monkeypatch.setattr(rendered, "render_positions",
+                        lambda d, seed, n, scene_of, positions=False: seen.append(scene_of(0)[0].scheme.name) or [])
+    assert rendered.main(["offrail", "13100", "2", "1", "walnut_inlay"]) == 0
+    assert seen == ["walnut_inlay", "walnut_inlay"]
+    assert random_scene(13101, SimConfig(), width=1280, height=720).scheme.name != "walnut_inlay"

@@ -257,12 +257,15 @@ def scene_stack_positions(layout: Any, checkers: Any) -> dict[str, list[int]]:
     return {k: sorted(v) for k, v in out.items()}
 
 
-def render_offrail(seed: int, n: int, width: int = 1280, height: int = 720) -> list[Path]:
+def render_offrail(seed: int, n: int, width: int = 1280, height: int = 720, scheme: str | None = None) -> list[Path]:
     """Training only: :func:`render_variants`' ``n`` positions of scene ``seed`` with checkers off the rail
-    (:func:`offrail_scene`) into :func:`offrail_dir`; each truth has ``stack_positions``."""
+    (:func:`offrail_scene`) into :func:`offrail_dir`; each truth has ``stack_positions``.  ``scheme``: force
+    that colour scheme (session 14: "walnut_inlay", where a white blot on a light point read empty at 0.999,
+    and "dark_on_dark", where lit black blots read white)."""
+    from vision.sim.config import SimConfig
     from vision.sim.scene import random_scene
 
-    base = random_scene(seed, width=width, height=height)
+    base = random_scene(seed, SimConfig(schemes=(scheme,)) if scheme else None, width=width, height=height)
     return render_positions(offrail_dir(width, height), seed, n, lambda i: offrail_scene(base, seed, i),
                             positions=True)
 
@@ -330,14 +333,21 @@ def cached_arrays(r: Rendered, folder: str, make: Callable[[Rendered], tuple[np.
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m vision.training.rendered FIRST COUNT [WIDTH HEIGHT]``: fill the cache;
+    ``python -m vision.training.rendered offrail FIRST COUNT N [SCHEME]``: N off-rail positions per scene;
     ``python -m vision.training.rendered variants FIRST COUNT N [WIDTH HEIGHT [SCHEME]]``: N positions per scene."""
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "offrail":
         first, count, n = int(args[1]), int(args[2]), int(args[3])
+        scheme = args[4] if len(args) >= 5 else None
+        if scheme is not None:
+            from vision.sim.scene import SCHEMES
+
+            if scheme not in SCHEMES:
+                raise ValueError(f"unknown colour scheme {scheme!r} (one of {', '.join(SCHEMES)})")
         for s in range(first, first + count):
             if s not in TRAIN_SEEDS:
                 raise ValueError(f"seed {s} is not a training seed ({TRAIN_SEEDS})")
-            render_offrail(s, n)
+            render_offrail(s, n, scheme=scheme)
             print(s, flush=True)
         return 0
     if args and args[0] == "variants":

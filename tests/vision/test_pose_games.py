@@ -49,3 +49,35 @@ def test_training_sources_add_the_game_stills_and_refuse_seeds_or_stills_that_ar
     src = tp.training_sources(games=range(21000, 21002), games_repeat=3)
     assert src[-3:] == [(tmp_path, range(21000, 21002))] * 3 and len(src) == 7
     assert tp.training_sources() == src[:4]
+
+
+def test_training_with_game_stills_trains_on_the_renders_samples_and_the_game_stills_samples(tmp_path: Path,
+                                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The renders' samples are drawn on their own (their cached samples stay valid) and the game stills' are
+    added: the trained head saw both (the log's sample count is their sum, the record's frames too)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import numpy as np
+
+    import vision.training.pose as tp
+    from tests.vision.test_pose_training import _tiny_pose_data
+    from vision.dice.pose import DIE_POSE_MODEL
+
+    renders = [(tmp_path / f"r{i}", range(30000, 30100)) for i in range(4)]
+    stills = [(tmp_path / "games", range(21000, 21030))] * 2
+    monkeypatch.setattr(tp, "training_sources",
+                        lambda pose_seeds=None, games=None, games_repeat=1: renders + (stills if games is not None else []))
+    seen: list[int] = []
+
+    def samples(sources: list[tuple[Path, range]], **k: object) -> dict[str, np.ndarray]:
+        seen.append(len(sources))
+        return _tiny_pose_data(60 if sources == renders else 24)
+
+    monkeypatch.setattr(tp, "pose_samples", samples)
+    lines: list[str] = []
+    rec = tp.train(tmp_path / "ft.onnx", epochs=1, base=DIE_POSE_MODEL, lr=1e-4, log=lines.append,
+                   games=range(21000, 21030), games_repeat=2)
+    assert seen == [4, 2] and rec["frames"] == 84
+    got = next(ln for ln in lines if ln.startswith("pose samples"))
+    counts = {int(k): int(v) for k, v in (p.split(":") for p in got.split("{")[1].split("}")[0].split(","))}
+    assert sum(counts.values()) == 84

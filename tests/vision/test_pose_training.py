@@ -261,7 +261,7 @@ def test_a_fine_tunes_log_reads_the_base_head_without_a_nan_loss_and_a_nan_loss_
 
     base = DIE_POSE_MODEL  # the committed two-head file, as session 12's fine-tune started from
     data = _tiny_pose_data()
-    monkeypatch.setattr(tp, "training_sources", lambda pose_seeds=None: [])
+    monkeypatch.setattr(tp, "training_sources", lambda *a, **k: [])
     monkeypatch.setattr(tp, "pose_samples", lambda *a, **k: dict(data))
     lines: list[str] = []
     tp.train(tmp_path / "ft.onnx", epochs=2, base=base, lr=1e-4, log=lines.append)

@@ -531,8 +531,12 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     torch.manual_seed(seed)
     t0 = time.time()
     sources = training_sources(pose_seeds, games, games_repeat)
-    data = pose_samples(sources, seed=seed, cache=cache, copies=copies, with_found=with_found,
+    data = pose_samples(sources[:4], seed=seed, cache=cache, copies=copies, with_found=with_found,
                         jitter_mm=2.0 if with_found else 2.5)
+    if len(sources) > 4:  # the game stills apart: the renders' cached samples stay valid
+        more = pose_samples(sources[4:], seed=seed, cache=cache, copies=copies, with_found=with_found,
+                            jitter_mm=2.0 if with_found else 2.5)
+        data = {k: (data[k] + more[k] if k == "n_frames" else np.concatenate([data[k], more[k]])) for k in data}
     data = without_low_leans(data, min_cocked_tilt)
     y, seeds = data["y"], data["seed"]
     val = seeds % 10 == 0

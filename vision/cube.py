@@ -183,6 +183,28 @@ class CubeConfig:
     margin)."""
     turned_read_cube_probability: float = 0.99
     """...and the copies look like a cube this much on average."""
+    grid_read: bool = True
+    """When the face is still unsure after every other read (the place sure), read a grid of windows
+    around the chosen window as the search found it (:func:`_grid_read`).  Session 14, game frames:
+    a cube standing near the rail end of the tray column (where a taken cube is put) is found as a
+    blob of top, side faces, shadow and the tray's dark border, 7-17 mm off its top, and re-centring
+    can slide further off (7492 s12f seq 247: found 10 mm off, re-centred 17 mm off, read "not a
+    cube"; the window 1 mm from the top, 0.3 side from the found one, reads 2 at 1.0).  On the seen
+    sets: random scenes 900040-900339 292/0/8 -> 293/0/7, cube set 715000-715679 (1336 frames
+    cached) 1288/0/48 -> 1290/0/46, places unchanged."""
+    grid_step: float = 0.3
+    grid_reach: int = 1
+    """The grid: each window moved by -1, 0, 1 x ``grid_step`` cube sides along each of its edges."""
+    grid_windows: int = 2
+    """Grid around the chosen window as found and the next window of the same position (as found)."""
+    grid_support: float = 0.9
+    """The grid read stands only when every grid window that names a face at least this surely (and
+    looks like a cube, ``side_probe_cube_probability``) names the same one..."""
+    grid_confidence: float = 0.999
+    """...its best window reads it at least this surely, cube-like ``decisive_cube_probability``, in
+    each quarter turn of its crop, and it is the top as far as its surroundings tell
+    (:func:`_top_is_here`).  At 0.999 (the look-alike turn check's bar): game frame 7482 s12f seq 547,
+    a 2 the model reads as 4 at 0.95-0.98 in every window near its top, stays unsure."""
     shifted_own_confidence: float = 0.7
     """The shifted read must name the chosen window's own face when the window reads it at least
     this surely (below, the window straddles the top and a side face and its read is noise: 900207,
@@ -828,6 +850,12 @@ def read_cube(image: npt.NDArray[Any], sampler: CubeSampler, config: VisionConfi
             if turned is not None:
                 face, nr, turned_from = turned.face, turned, window.rotation_deg
                 break
+    if face is None and cfg.grid_read and isinstance(numeral, CubeNumeral) and pconf >= cfg.min_position_confidence:
+        same = [b for b in as_found
+                if b is not chosen_as_found and sampler.frame.position(b.center_mm, cfg)[0] is pos]
+        grid = _grid_read(image, sampler, [chosen_as_found, *same[: cfg.grid_windows - 1]], numeral, cfg, pos)
+        if grid is not None:
+            face, nr, turned_from = grid[1].face, grid[1], grid[0].rotation_deg
     rotation = rotation_of(turned_from, nr.quarter_turns) if face is not None else blob.rotation_deg
     return CubeReading(face, round(nr.confidence if face is not None else 0.0, 4), pos, round(rotation, 1),
                        round(pconf, 4))
@@ -919,6 +947,51 @@ def _turned_read(image: npt.NDArray[Any], sampler: CubeSampler, window: CubeBlob
     if not _top_is_here(image, sampler.profile, window, r, numeral.decide(p[1]), numeral.decide(p[2]), cfg):
         return None
     return NumeralRead(r.face, confidence, r.quarter_turns, cube_probability)
+
+
+def grid_windows(window: CubeBlob, step: float, reach: int) -> list[CubeBlob]:
+    """``window`` moved by every (i, j) x ``step`` cube sides along its edges, |i|, |j| <= ``reach``,
+    (0, 0) left out."""
+    t = math.radians(window.rotation_deg)
+    ex, ey = math.cos(t) * window.side_mm * step, math.sin(t) * window.side_mm * step
+    x, y = window.center_mm
+    return [replace(window, center_mm=(x + i * ex - j * ey, y + i * ey + j * ex))
+            for i in range(-reach, reach + 1) for j in range(-reach, reach + 1) if i or j]
+
+
+def _grid_read(image: npt.NDArray[Any], sampler: CubeSampler, windows: list[CubeBlob], numeral: CubeNumeral,
+               cfg: CubeConfig, position: CubePosition) -> tuple[CubeBlob, NumeralRead] | None:
+    """The best read of a grid of windows around ``windows`` (:func:`grid_windows`, each window
+    itself included) in ``position``, when the face is unsure after every other read: the search
+    finds a cube near the tray's rail end as a blob of top, side faces, shadow and the tray's dark
+    border, up to 0.7 side off its top, and re-centring can slide further off it.  It stands only as
+    ``grid_support`` and ``grid_confidence`` say; one model pass of up to 18 crops and one of 5
+    (the best window's two probes and three turned copies), on the few frames whose face is
+    otherwise unsure.  Returns the window and its read."""
+    grid = [g for w in windows for g in [w, *grid_windows(w, cfg.grid_step, cfg.grid_reach)]
+            if sampler.frame.position(g.center_mm, cfg)[0] is position]
+    if not grid:
+        return None
+    p = numeral.cube_probabilities(numeral.patches(image, sampler.profile, grid))
+    reads = [numeral.decide(q) for q in p]
+    named = {r.face for r in reads if r.face is not None and r.confidence >= cfg.grid_support
+             and r.cube_probability >= cfg.side_probe_cube_probability}
+    if len(named) != 1:
+        return None
+    best = max(range(len(grid)),
+               key=lambda i: (reads[i].face is not None, reads[i].confidence * reads[i].cube_probability))
+    r, w = reads[best], grid[best]
+    if r.face is None or r.confidence < cfg.grid_confidence or r.cube_probability < cfg.decisive_cube_probability:
+        return None
+    crops = _crops_in_place(image, sampler, w, numeral, cfg, position)
+    if crops is None:
+        return None
+    pp = numeral.cube_probabilities([*crops[1:], *(turned(crops[0], q) for q in (1, 2, 3))])
+    if any(numeral.decide(q).face != r.face for q in pp[2:]):
+        return None
+    if not _top_is_here(image, sampler.profile, w, r, numeral.decide(pp[0]), numeral.decide(pp[1]), cfg):
+        return None
+    return w, r
 
 
 def _read_stands(r: NumeralRead, cfg: CubeConfig, position: CubePosition | None, min_cube_probability: float,

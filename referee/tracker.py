@@ -207,6 +207,9 @@ class TrackerState:
     dice_xy: tuple[tuple[float, float], ...] = ()  # where the mover's dice lie
     other_xy: tuple[tuple[float, float], ...] = ()  # other dice on the board (void or premature)
     stale_xy: tuple[tuple[float, float], ...] = ()  # dice left lying after a turn (not a new throw)
+    # dice read face-unread beside the mover's dice during his play (not his, not an early throw): one still lying
+    # there alone, face unread, once he lifted is left lying, not the opponent's throw (Tracker._in_game)
+    lying_xy: tuple[tuple[float, float], ...] = ()
     early: bool = False  # the mover's dice are an early (premature) throw, not yet played with
     # one die of an early throw seen (its pair missed) while both of the mover's dice lay in place in his table:
     # (x, y, face) -- its pair read at the lift makes it the opponent's premature throw (Tracker._in_game)
@@ -273,6 +276,7 @@ class TrackerState:
             "dice_xy": [list(p) for p in self.dice_xy],
             "other_xy": [list(p) for p in self.other_xy],
             "stale_xy": [list(p) for p in self.stale_xy],
+            "lying_xy": [list(p) for p in self.lying_xy],
             "early": self.early,
             "early_die": None if self.early_die is None else list(self.early_die),
             "guess": self.guess,
@@ -318,6 +322,7 @@ class TrackerState:
                 dice_xy=tuple((float(x), float(y)) for x, y in d["dice_xy"]),
                 other_xy=tuple((float(x), float(y)) for x, y in d["other_xy"]),
                 stale_xy=tuple((float(x), float(y)) for x, y in d.get("stale_xy", ())),
+                lying_xy=tuple((float(x), float(y)) for x, y in d.get("lying_xy", ())),
                 early=bool(d.get("early", False)),
                 early_die=_early_die_from(d.get("early_die")),
                 guess=bool(d.get("guess", False)),
@@ -954,7 +959,8 @@ class Tracker:
         self._turn_kept = False
         if self.state.hold is not None:
             cube = sc.cube is not None and sc.cube[0] is not None and sc.cube[0] != self.state.cube_face
-            if not sc.dice and not cube:
+            # (a die left lying, ``stale_xy``, is no throw: 7533 s13f)
+            if not [d for d in sc.dice if not _near(d, self.state.stale_xy, self.config.same_die_mm)] and not cube:
                 fits, called = self._look(sc, seq, t)
                 if fits:
                     self.state = replace(self.state, board=sc.board, board_sure=sc.sure)
@@ -1339,6 +1345,20 @@ class Tracker:
                 lifted = not mover_dice
             if not s.dice_xy:  # a throw not seen at all: its play ends when the next throw lands
                 lifted = bool(fresh)
+            lying: list[SeenDie] = []
+            if cfg.judge is not None and s.dice_xy and not lifted:
+                unread = tuple((d.x, d.y) for d in landed if not d.face_sure and not _near(d, s.lying_xy, cfg.same_die_mm))
+                if unread:  # (a die beside his, face unread: a throw needs dice that appear, not dice that lay there)
+                    self.state = s = replace(s, lying_xy=s.lying_xy + unread)
+            elif (cfg.judge is not None and lifted and s.dice_xy and len(landed) == 1 and not landed[0].face_sure
+                  and _near(landed[0], s.lying_xy, cfg.same_die_mm)):
+                # the mover lifted and the one die in sight, face unread, lay there beside his dice before: left
+                # lying, not the opponent's throw (7533 s13f frame 3052: a gap between Black's home checkers read as a
+                # die at 3038; taken for White's throw on Black's lift, it closed Black's time to correct his called
+                # illegal play, and a later White play was judged against the stale board: a false alarm)
+                lying = [landed[0]]
+                fresh = [d for d in fresh if d is not landed[0]]
+                landed = []
             if not lifted and len(fresh) == 1 and s.early_die is None and self._early_one(fresh[0], mover_dice):
                 # one die of the opponent's throw landed while the mover's dice lie in place, its pair missed
                 d = fresh[0]
@@ -1386,9 +1406,9 @@ class Tracker:
                     self._again = True
                 return out
             if lifted:
-                out += self._lifted(sc, seq, t)
-                # dice still lying there (the other opening die, the second die) are not a new throw
-                self.state = replace(self.state, stale_xy=tuple((d.x, d.y) for d in mover_dice))
+                out += self._lifted(sc, seq, t, lying=bool(lying))
+                # dice still lying there (the other opening die, the second die, a die left lying) are not a new throw
+                self.state = replace(self.state, stale_xy=tuple((d.x, d.y) for d in mover_dice + lying), lying_xy=())
                 st = self.state
                 his = s.dice
                 if st.inferred_sure and st.last is not None and st.last[0] == turn.letter and self._settled(st):
@@ -1478,7 +1498,15 @@ class Tracker:
             # right-hand table of the player on roll (the cocked die in it too, or leaning on the rail or an edge)
             placed = (len(flat) == 1 and flat[0].flat and not flat[0].edge and not flat[0].on_die
                       and flat[0].area == self._right_table(turn))
-            if cfg.judge is not None and cocked and (s.turn_sure or placed) and s.fix is None and s.offer is None:
+            if cfg.judge is not None and cocked and len(thrown) == 1:
+                # a die read cocked alone (no other die in sight): neither called nor taken for a throw, left lying --
+                # a mark of the board read as a die (7527 s13f frame 2355: a speckle beside the bar read as a die,
+                # cocked at 0.998, where no die lay: called, a false alarm); a real one is thrown again, and a die
+                # missed with it is no play to infer
+                self.state = replace(self.state, stale_xy=(*self.state.stale_xy, (cocked[0].x, cocked[0].y)))
+                return out
+            if (cfg.judge is not None and cocked and (s.turn_sure or placed) and s.fix is None
+                    and s.offer is None):
                 # a die read cocked beyond doubt, where the laws name it cocked, in a throw whose thrower is
                 # settled: the throw is void (both dice thrown again); the other die's face does not matter
                 other = (DieThrow(flat[0].face or 1, self._rest(flat[0], turn), flat[0].flat) if flat
@@ -1772,8 +1800,8 @@ class Tracker:
         self.state = replace(s, known=known, doubt=doubt, phase=Phase.PLAYING, dice=(faces[0], faces[1]), filled=False,
                              weak=weak, landed_home=len(dice) >= 2 and all(self._owner_by_place(d) is s.turn
                                                                           for d in dice[:2]),
-                             dice_xy=tuple((d.x, d.y) for d in dice), other_xy=(), stale_xy=(), early=False,
-                             early_die=None,
+                             dice_xy=tuple((d.x, d.y) for d in dice), other_xy=(), stale_xy=(), lying_xy=(),
+                             early=False, early_die=None,
                              start=start, move=s.move + 1, guess=guess, start_sure=start_sure)
 
     def _throw_event(self, thrower: Side, dice: Sequence[SeenDie], seq: int, t: float) -> list[Emitted]:
@@ -1823,7 +1851,9 @@ class Tracker:
         self.state = replace(s, sent=sc.board)
         return [Emitted(PositionObserved(position_of(sc.board, s.turn or Side.WHITE), t=t), seq, pts)]
 
-    def _lifted(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
+    def _lifted(self, sc: Scene, seq: int, t: float, *, lying: bool = False) -> list[Emitted]:
+        """The mover's dice lifted in ``sc``: his play goes on record (or is held); ``lying``: the one die in sight
+        is one left lying (``TrackerState.lying_xy``), as if none were."""
         s = self.state
         assert s.turn is not None and s.dice is not None
         turn = s.turn
@@ -1831,7 +1861,7 @@ class Tracker:
         final = s.board if s.board is not None else sc.board
         conf_board = sc.board
         if self.config.judge is not None and s.start is not None:
-            out = self._lifted_judged(sc, seq, t, hold=not sc.dice and not s.early)
+            out = self._lifted_judged(sc, seq, t, hold=(lying or not sc.dice) and not s.early)
             if self.state.turn is turn or self.state.phase is not Phase.TO_THROW:
                 return out  # taken back unplayed (the same player throws again), or the game is over
             early = [d for d in sc.dice if _near(d, s.other_xy, self.config.same_die_mm)]

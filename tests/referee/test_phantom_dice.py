@@ -1,0 +1,101 @@
+"""A phantom die (a mark of the board read as a die where none lies) must never lead to an accusation.  Both false
+alarms of session 13's fresh games 7514-7549 (tag s13f) came from one: a die read face-unread lying beside the
+mover's dice and taken for the opponent's throw when he lifted (7533), and a die read cocked alone where no throw
+had landed (7527)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from referee.judge import _moved
+from referee.session import Session, SessionInfo
+from referee.tracker import TrackerConfig, board_of
+from rules.notation import parse_play
+from rules.position import Position, Side
+from rules.record import Move
+from tests.referee.scenes import B_SPOTS, W_SPOTS, Script, die
+from vision.geometry import Area
+from vision.observation import DieReading
+
+START = Position.initial()
+REAL = TrackerConfig.for_real_vision("near", count_confidence=0.9)
+P1 = parse_play("8/3 6/3", START, (5, 3)).after  # WHITE opens 5-3
+
+
+def sure(face: int, area: Area, xy: tuple[float, float]) -> DieReading:
+    """A die read as the reader reads a clear one (face at 0.9995)."""
+    return replace(die(face, area, xy), face_confidence=0.9995)
+
+
+def phantom(area: Area, xy: tuple[float, float]) -> DieReading:
+    """A mark read as a die, face unread (7533 s13f frame 3038: (None, 0.9) between Black's home checkers)."""
+    return replace(die(1, area, xy), face=None, face_confidence=0.9, cocked=None, cocked_confidence=0.5)
+
+
+def opened() -> Script:
+    """The set-up, WHITE's opening 5-3 (8/3 6/3) read whole and played."""
+    s = Script().show(START)
+    s.show(START, (sure(5, Area.RIGHT_TABLE, W_SPOTS[0]), sure(3, Area.LEFT_TABLE, B_SPOTS[0])))
+    return s.show(P1)
+
+
+def run(script: Script) -> Session:
+    ses = Session.start(SessionInfo(), None, tracker_config=REAL, evidence=False)
+    for obs in script:
+        ses.process(obs)
+    ses.flush()
+    return ses
+
+
+def calls(ses: Session) -> list[tuple[str, Side | None]]:
+    return [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
+
+
+def test_a_die_lying_beside_the_movers_dice_before_his_lift_is_not_the_next_throw() -> None:
+    """7533 s13f frames 3038-3095: Black's 2-3 lay in his table; a gap between his home checkers, in White's
+    table, was read as a third die, face unread (3038).  Black lifted after an illegal play (3052, called): the
+    "die" still lay there alone, and was taken for White's throw, which ends the time to correct; Black's correction
+    (3095) never went on record, and a White play judged later against that stale board was called illegal.  A die
+    that lay beside the mover's dice before his lift and lies there alone, face unread, after it is left lying:
+    the correction goes on record, and White's next throw (two dice landing) is his.  A die that lands only at the
+    lift (not seen before it) is still the next throw, as before."""
+    black = (sure(6, Area.LEFT_TABLE, B_SPOTS[0]), sure(4, Area.LEFT_TABLE, B_SPOTS[1]))
+    bad = _moved(P1.with_turn(Side.BLACK), Side.BLACK, [(24, 18), (13, 8)])  # a 6-5 played with 6-4
+    assert bad is not None
+    good = parse_play("24/18 13/9", P1, (6, 4)).after
+    mark = phantom(Area.RIGHT_TABLE, (230.0, 330.0))
+    white = (sure(2, Area.RIGHT_TABLE, W_SPOTS[0]), sure(1, Area.RIGHT_TABLE, W_SPOTS[1]))
+    w_play = parse_play("13/11 6/5", good, (2, 1)).after
+    s = opened().show(P1, black).show(bad, black).show(bad, (*black, mark))  # the mark seen beside Black's dice
+    s.show(bad, (mark,))  # Black lifts: called
+    s.show(good, (mark,))  # ... and corrects
+    s.show(good, (mark, *white)).show(w_play, (mark, *white)).show(w_play, (mark,))
+    ses = run(s)
+    assert calls(ses) == [("illegal-play", Side.BLACK)]
+    moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
+    assert [m.play for m in moves[-2:]] == ["24/18 13/9", "13/11 6/5"], moves
+    assert board_of(ses.machine.position) == board_of(w_play)
+    # not seen before the lift: the die landing with it is White's throw (one die of it read): the time to correct
+    # ends, the correction is no longer on record
+    s = opened().show(P1, black).show(bad, black).show(bad, (mark,)).show(good, (mark,))
+    moves = [a for a in run(s).machine.match_record().games[0].actions if isinstance(a, Move)]
+    assert moves[-1].play != "24/18 13/9", moves
+
+
+def test_a_die_read_cocked_alone_is_neither_called_nor_taken_for_a_throw() -> None:
+    """7527 s13f frame 2355: with Black to throw, a speckle of the board's print beside the bar was read as a die,
+    cocked at 0.998, its face dropped, no other die in sight: called "dice-cocked" on Black, who had not thrown.  A
+    die read cocked alone is left lying (neither called nor a throw): Black's real throw that follows is his, and
+    his play is judged as usual.  The same cocked die with the other die of the throw in sight is called, as before."""
+    black = (sure(6, Area.LEFT_TABLE, B_SPOTS[0]), sure(4, Area.LEFT_TABLE, B_SPOTS[1]))
+    p2 = parse_play("24/18 13/9", P1, (6, 4)).after
+    speck = replace(die(4, Area.LEFT_TABLE, (425.0, 294.0), cocked=True), face=None, face_confidence=0.996,
+                    cocked_confidence=0.998)
+    s = opened().show(P1, (speck,)).show(P1, (speck, *black)).show(p2, (speck, *black)).show(p2, (speck,))
+    ses = run(s)
+    assert calls(ses) == []
+    moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
+    assert moves[-1].player is Side.BLACK and moves[-1].play == "24/18 13/9", moves
+    # a throw of two dice, one read cocked: void, called
+    s = opened().show(P1, (speck, black[1])).show(P1)
+    assert calls(run(s)) == [("dice-cocked", Side.BLACK)]

@@ -513,7 +513,6 @@ def read_dice(
         allmm = np.array([search.to_mm(p.u, p.v) for p in peaks])
         gray = to_gray(image)
         mm, guesses = _read_candidates(gray, profile, allmm[first], search.z, top_model, dcfg)
-        first_scores = [p.score for p, f in zip(peaks, first, strict=True) if f]  # per first reading
         if dcfg.recentre_edges > 0:
             mm, guesses = recentre(gray, profile, mm, guesses, search.z, top_model, dcfg)
         kept = [i for i, g in enumerate(guesses) if is_found(g, dcfg)]
@@ -533,7 +532,6 @@ def read_dice(
             mm, guesses = np.concatenate([mm, nmm]), guesses + ng
         mm = mm[kept]
     else:
-        first_scores = []
         gray = to_gray(image)
         classifier = board_classifier(classifier)
         cands = die_candidates(image, profile, config, search, dcfg)
@@ -581,9 +579,6 @@ def read_dice(
         turns_only = g.by_turns and p_flat < dcfg.top_unanimous_min_flat  # a face at the bar needs a flat die
         face = (g.face if g.probability >= need and (dcfg.cocked_face or not leaning) and j not in sides | doubt
                 and not turns_only else None)
-        if cocked is True and face is None and g.not_die >= dcfg.top_notdie_max and i < len(first_scores) \
-                and first_scores[i] < dcfg.sure_face_cocked_min_peak:
-            continue  # found only by its face, called cocked so its face goes unreported, on a weak peak
         out.append(DieReading(
             face=face, face_confidence=round(g.probability, 4), cocked=cocked, cocked_confidence=round(cconf, 4),
             area=layout.area_of(x, y), boundary_mm=round(float(layout.distance_to_boundary_mm(x, y)), 2),

@@ -362,16 +362,6 @@ class DiceConfig:
     527/527 -> 533/533; fresh 902400-902499 (once) 169/0/16/15/0 -> 169/0/17/14/0."""
     sure_face_min_probability: float = 0.9
     """See ``sure_face_max_notdie``."""
-    sure_face_cocked_min_peak: float = 0.3
-    """A die found only by its face (P(not a die) ``top_notdie_max`` or more, admitted by
-    ``sure_face_max_notdie``) that the pose model then calls cocked (so its face is not reported) is
-    dropped when its detector peak scored below this: its face was its only evidence, and it is no
-    longer reported (session 14; 0: off, kept as a cocked die as in sessions 7-13).  Recorded game
-    7527 frame 2355 (s13f): a speckle of the board's print beside the bar, the detector's 7th peak
-    (0.235), read 4 at 0.9957 with P(not a die) 0.09, called cocked at 0.998, was refereed as a
-    cocked die (a false alarm).  Seen pose renders 901650-901799 and 901850-901899: 14 real dice were
-    found this way and left face-unread (3 flat, 11 cocked) on peaks 0.25-0.66, so every such die
-    cannot go; the two called cocked stand on peaks 0.394 and 0.450."""
     side_face_edges: float = 1.4
     """Two readings closer than this many die edges, on a line toward the camera, are one die and its
     side face (the reading nearer the camera is dropped; see ``board.side_face_readings``) ..."""

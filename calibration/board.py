@@ -464,16 +464,13 @@ def _focal_restarts(image: Image, lab: npt.NDArray[np.float32], prof: Calibratio
     samples) lie closer to the fit by a clear margin (:func:`calibration.model.fit_cost`) while no fewer
     of them are explained at a loose tolerance (a restart must not trade the far side of the board for
     sub-pixel gains elsewhere).  Repeated from the new best while it improves."""
-    from calibration.model import _repose, edge_support, fit_cost, fit_pose
+    from calibration.model import _repose, fit_cost, fit_pose
 
     def cost(p: CalibrationProfile) -> float:
         return fit_cost(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), tol_px=cfg.focal_restart_tol_px)
 
     def loose(p: CalibrationProfile) -> float:
-        v = edge_support(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), inner_only=False,
-                         tol_px=cfg.focal_restart_loose_px)
-        v = v[np.isfinite(v)]
-        return float(v.mean()) if len(v) else 0.0
+        return loose_support(lab, p, cfg)
 
     cur, cur_loose = cost(prof), loose(prof)
     for _round in range(cfg.focal_restart_rounds):
@@ -507,6 +504,45 @@ def _polish_cost(lab: npt.NDArray[np.float32], p: CalibrationProfile, cfg: Calib
 
     return float(fit_cost(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), tol_px=cfg.focal_restart_tol_px,
                           hole_offsets=True, walled_outer=cfg.polish_cost_walled_outer))
+
+
+def loose_support(lab: npt.NDArray[np.float32], p: CalibrationProfile, cfg: CalibrationConfig) -> float:
+    """The mean fraction of edge samples (every model edge and the points' sides) with a colour edge within
+    ``cfg.focal_restart_loose_px`` of where profile ``p`` puts them: how much of the board a fit explains at all."""
+    from calibration.model import edge_support
+
+    v = edge_support(lab, p.camera, p.spec, np.asarray(p.rvec), np.asarray(p.tvec), inner_only=False,
+                     tol_px=cfg.focal_restart_loose_px)
+    v = v[np.isfinite(v)]
+    return float(v.mean()) if len(v) else 0.0
+
+
+class _Incumbent:
+    """The best fit so far of the polish restarts: its polish edge cost, profile and support, and a
+    challenger's test (:meth:`beaten_by`) with ``cfg.restart_loose_trade``."""
+
+    def __init__(self, lab: npt.NDArray[np.float32], prof: CalibrationProfile, support: float,
+                 cfg: CalibrationConfig) -> None:
+        self.lab, self.cfg = lab, cfg
+        self.cost, self.prof, self.support = _polish_cost(lab, prof, cfg), prof, support
+        self._loose: float | None = None
+
+    def beaten_by(self, cost: float, prof: CalibrationProfile, margin: float, new_camera: bool = True) -> bool:
+        """Whether a restart of polish edge cost ``cost`` should replace the incumbent: the cost lower by more
+        than ``margin`` and, for a restart through another camera (``new_camera``: another focal length, the
+        lens reset) that explains fewer edges at the loose tolerance, lower by at least
+        ``cfg.restart_loose_trade`` x that drop."""
+        if not cost < self.cost - margin:
+            return False
+        if self.cfg.restart_loose_trade is None or not new_camera:
+            return True
+        if self._loose is None:
+            self._loose = loose_support(self.lab, self.prof, self.cfg)
+        drop = self._loose - loose_support(self.lab, prof, self.cfg)
+        return drop <= 0 or self.cost - cost >= self.cfg.restart_loose_trade * drop
+
+    def take(self, cost: float, prof: CalibrationProfile, support: float) -> None:
+        self.cost, self.prof, self.support, self._loose = cost, prof, support, None
 
 
 def _polish_refit(lab: npt.NDArray[np.float32], cam: CameraModel, spec: BoardSpec, rv: FloatArray, tv: FloatArray,
@@ -579,7 +615,7 @@ def polish_restarts(lab: npt.NDArray[np.float32], start: CalibrationProfile, pol
     if not free_lens or not cfg.polish_restarts:
         return polished, support
 
-    best = (_polish_cost(lab, polished, cfg), polished, support)
+    best = _Incumbent(lab, polished, support, cfg)
     for fac in cfg.polish_restarts:
         if fac == 1.0:
             cam, rv, tv = start.camera, np.asarray(start.rvec), np.asarray(start.tvec)
@@ -594,17 +630,17 @@ def polish_restarts(lab: npt.NDArray[np.float32], start: CalibrationProfile, pol
             continue
         cand, cand_support = refit
         e = _polish_cost(lab, cand, cfg)
-        if e < best[0] - cfg.polish_restart_margin:
-            best = (e, cand, cand_support)
+        if best.beaten_by(e, cand, cfg.polish_restart_margin, new_camera=fac != 1.0):
+            best.take(e, cand, cand_support)
     for weight in cfg.polish_weighted_restarts:
         refit = _polish_refit(lab, start.camera, start.spec, np.asarray(start.rvec), np.asarray(start.tvec),
                               cfg.outline_polish_searches, cfg, line_weight=weight)
         if refit is None:
             continue
         e = _polish_cost(lab, refit[0], cfg)
-        if e < best[0] - cfg.polish_restart_margin:
-            best = (e, refit[0], refit[1])
-    return best[1], best[2]
+        if best.beaten_by(e, refit[0], cfg.polish_restart_margin, new_camera=False):
+            best.take(e, refit[0], refit[1])
+    return best.prof, best.support
 
 
 def _rail_top_in_camera(prof: CalibrationProfile) -> FloatArray:

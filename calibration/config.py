@@ -84,6 +84,15 @@ class CalibrationConfig:
     left 2-3 px off is not rejected as an outlier."""
     polish_restart_margin: float = 0.0
     """... a restart replaces the polished fit when its cost is lower by more than this."""
+    restart_loose_trade: float | None = 1.0
+    """A polish restart through ANOTHER camera (factor != 1.0, the lens reset) that explains fewer of the board's
+    edges within ``focal_restart_loose_px`` (all edges, :func:`calibration.board.loose_support`) than the fit it
+    would replace must lower the polish edge cost by at least this many times that drop (None: off, as in
+    session 13; the same-camera restarts are not held to it, nor the lens restarts).  Session 14, chosen on SEEN
+    scenes: the 1.2 restart moved right fits 1-4 px off (4624, 4639, 4687, 4700, 4719) at a cost lower than the
+    truth's, gaining only 0.36-0.79 x its loose drop (0.013-0.050); the lens-reset restarts that fixed seen 3000,
+    3036, 3050, 2064 gained 3.1-5.8 x.  Not for the lens restarts: there it would fix 4619 and 4668 (0.02 x) but
+    lose seen 3397 (0.08 x; its truth explains fewer edges than its wrong fits)."""
     lens_restarts: tuple[float, ...] = (0.85, 0.92, 0.75)
     """Uncalibrated camera: after the polish restarts the winner is also re-posed through cameras of these
     multiples of its focal length with the same distortion in pixels and fitted again; the lowest polish edge
@@ -214,6 +223,8 @@ class CalibrationConfig:
     def __post_init__(self) -> None:
         if self.frontal_vouch_confidence is not None and not 0 <= self.frontal_vouch_confidence <= 1:
             raise ValueError(f"frontal_vouch_confidence {self.frontal_vouch_confidence!r}: expected 0..1, or None (off)")
+        if self.restart_loose_trade is not None and not self.restart_loose_trade >= 0:
+            raise ValueError(f"restart_loose_trade {self.restart_loose_trade!r}: expected >= 0, or None (off)")
         if self.max_corner_outside_px is not None and not self.max_corner_outside_px >= 0:
             raise ValueError(f"max_corner_outside_px {self.max_corner_outside_px!r}: expected >= 0 px, or None (off)")
         for name in (self.polish_line_weight, *self.polish_weighted_restarts):

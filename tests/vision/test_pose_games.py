@@ -81,3 +81,31 @@ def test_training_with_game_stills_trains_on_the_renders_samples_and_the_game_st
     got = next(ln for ln in lines if ln.startswith("pose samples"))
     counts = {int(k): int(v) for k, v in (p.split(":") for p in got.split("{")[1].split("}")[0].split(","))}
     assert sum(counts.values()) == 84
+
+
+def test_a_frame_drawn_again_reuses_the_die_stages_centres(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``games_repeat`` draws a game still several times: the die stage runs once per frame (session 14's first
+    fine-tune with 4 repeats ran it 4 times over 360 stills), each draw jitters its own patches."""
+    import random
+
+    import cv2
+
+    import vision.training.pose as tp
+
+    img, _, truth = tp.pose_frame(904000, 0)
+    png = tmp_path / "904000_0.png"
+    cv2.imwrite(str(png), img)
+    calls: list[int] = []
+    real = tp.found_centres
+
+    def counted(*a: object) -> list[tuple[float, float] | None]:
+        calls.append(1)
+        return real(*a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tp, "found_centres", counted)
+    monkeypatch.setattr(tp, "_FOUND", {})
+    rng = random.Random(3)
+    a, ya, _ = tp.frame_samples(png, truth, rng, (2, 4, 6), 2.0)
+    b, yb, _ = tp.frame_samples(png, truth, rng, (2, 4, 6), 2.0)
+    assert len(calls) == 1 and ya == yb and len(a) == len(b) > 0
+    assert any((p.planes != q.planes).any() for p, q in zip(a, b, strict=True))

@@ -316,6 +316,7 @@ def found_centres(img: np.ndarray, prof: Any, truth: dict[str, Any]) -> list[tup
 
 
 _FACES: Any = None
+_FOUND: dict[str, list[tuple[float, float] | None]] = {}
 
 
 def frame_samples(img_path: Path, truth: dict[str, Any], rng: random.Random, copies: tuple[int, int, int],
@@ -338,7 +339,10 @@ def frame_samples(img_path: Path, truth: dict[str, Any], rng: random.Random, cop
     edge = (dmin + dmax) / 2
     xs, ys, tilts = [], [], []
     hidden = hidden_under(truth["dice"])
-    found = found_centres(img, prof, truth) if with_found else [None] * len(truth["dice"])
+    if not with_found:
+        found: list[tuple[float, float] | None] = [None] * len(truth["dice"])
+    else:  # once per frame and process: a source drawn again (``games_repeat``) reuses the die stage's centres
+        found = _FOUND.get(str(img_path)) or _FOUND.setdefault(str(img_path), found_centres(img, prof, truth))
     for i, die in enumerate(truth["dice"]):
         if i in hidden:
             continue

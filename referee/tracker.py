@@ -1350,14 +1350,15 @@ class Tracker:
                 unread = tuple((d.x, d.y) for d in landed if not d.face_sure and not _near(d, s.lying_xy, cfg.same_die_mm))
                 if unread:  # (a die beside his, face unread: a throw needs dice that appear, not dice that lay there)
                     self.state = s = replace(s, lying_xy=s.lying_xy + unread)
-            elif (cfg.judge is not None and lifted and s.dice_xy and len(landed) == 1 and not landed[0].face_sure
-                  and _near(landed[0], s.lying_xy, cfg.same_die_mm)):
-                # the mover lifted and the one die in sight, face unread, lay there beside his dice before: left
-                # lying, not the opponent's throw (7533 s13f frame 3052: a gap between Black's home checkers read as a
-                # die at 3038; taken for White's throw on Black's lift, it closed Black's time to correct his called
-                # illegal play, and a later White play was judged against the stale board: a false alarm)
-                lying = [landed[0]]
-                fresh = [d for d in fresh if d is not landed[0]]
+            elif (cfg.judge is not None and lifted and s.dice_xy and landed
+                  and all(not d.face_sure and _near(d, s.lying_xy, cfg.same_die_mm) for d in landed)):
+                # the mover lifted and every die in sight, face unread, lay there beside his dice before: left lying,
+                # not the opponent's throw (7533 s13f frame 3052: a gap between Black's home checkers read as a die at
+                # 3038; taken for White's throw on Black's lift, it closed Black's time to correct his called illegal
+                # play, and a later White play was judged against the stale board: a false alarm.  7400 s12r frame
+                # 983: two such marks, one read cocked at 0.994, taken together for Black's throw)
+                lying = list(landed)
+                fresh = [d for d in fresh if d not in lying]
                 landed = []
             if not lifted and len(fresh) == 1 and s.early_die is None and self._early_one(fresh[0], mover_dice):
                 # one die of the opponent's throw landed while the mover's dice lie in place, its pair missed

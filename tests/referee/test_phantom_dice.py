@@ -75,6 +75,15 @@ def test_a_die_lying_beside_the_movers_dice_before_his_lift_is_not_the_next_thro
     moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
     assert [m.play for m in moves[-2:]] == ["24/18 13/9", "13/11 6/5"], moves
     assert board_of(ses.machine.position) == board_of(w_play)
+    # two such marks (7400 s12r frame 983: one in each table, one read cocked at 0.994): both left lying
+    mark2 = replace(phantom(Area.LEFT_TABLE, (599.0, 407.0)), cocked=True, cocked_confidence=0.994)
+    s = opened().show(P1, black).show(bad, black).show(bad, (*black, mark, mark2))
+    s.show(bad, (mark, mark2)).show(good, (mark, mark2))
+    s.show(good, (mark, mark2, *white)).show(w_play, (mark, mark2, *white)).show(w_play, (mark, mark2))
+    ses = run(s)
+    assert calls(ses) == [("illegal-play", Side.BLACK)]
+    moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
+    assert [m.play for m in moves[-2:]] == ["24/18 13/9", "13/11 6/5"], moves
     # not seen before the lift: the die landing with it is White's throw (one die of it read): the time to correct
     # ends, the correction is no longer on record
     s = opened().show(P1, black).show(bad, black).show(bad, (mark,)).show(good, (mark,))

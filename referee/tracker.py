@@ -537,7 +537,12 @@ def scene_of(obs: BoardObservation, cfg: TrackerConfig) -> Scene:
     board = tuple((r.white, r.black) for r in regions)
     conf = tuple(r.confidence for r in regions)
     sure = obs.confident and all(_reading_sure(r, cfg) for r in regions)
-    dice = tuple(_seen_die(d, cfg) for d in obs.dice)
+    # (real vision: a die read in a tray or off the board with its face unread is no die -- on s12f 7478-7513 and
+    # s13f 7514-7549 every one was a mark, 184 die-frames against none real; 7533 s13f frame 452: one in the tray,
+    # taken for Black's throw, released White's held play unsure and a wrong double after it was only asked)
+    dice = tuple(_seen_die(d, cfg) for d in obs.dice
+                 if cfg.judge is None or d.area not in (Area.TRAY, Area.OFF_BOARD)
+                 or (d.face is not None and d.face_confidence >= cfg.face_confidence))
     cube = None if obs.cube is None else (obs.cube.face, obs.cube.position.value)
     if cube is not None and obs.cube is not None and obs.cube.position_confidence < cfg.cube_confidence:
         cube = (None, cube[1])  # where it sits is unsure: nothing is judged on it
@@ -1499,12 +1504,15 @@ class Tracker:
             # right-hand table of the player on roll (the cocked die in it too, or leaning on the rail or an edge)
             placed = (len(flat) == 1 and flat[0].flat and not flat[0].edge and not flat[0].on_die
                       and flat[0].area == self._right_table(turn))
-            if cfg.judge is not None and cocked and len(thrown) == 1:
+            lone = thrown[0] if len(thrown) == 1 and len(sc.dice) == 1 else None
+            if (cfg.judge is not None and lone is not None and not lone.flat
+                    and lone.cocked_conf >= cfg.cocked_confidence and not lone.on_die):
                 # a die read cocked alone (no other die in sight): neither called nor taken for a throw, left lying --
                 # a mark of the board read as a die (7527 s13f frame 2355: a speckle beside the bar read as a die,
-                # cocked at 0.998, where no die lay: called, a false alarm); a real one is thrown again, and a die
-                # missed with it is no play to infer
-                self.state = replace(self.state, stale_xy=(*self.state.stale_xy, (cocked[0].x, cocked[0].y)))
+                # cocked at 0.998, where no die lay: called, a false alarm; 7533 frame 640, at 0.974, taken for Black's
+                # throw).  On s12f, s13f and s12r no die read cocked alone on a still frame was a cocked die (169 die-
+                # frames: marks, or flat dice); a real one is thrown again, and a die missed with it is no play to infer
+                self.state = replace(self.state, stale_xy=(*self.state.stale_xy, (lone.x, lone.y)))
                 return out
             if (cfg.judge is not None and cocked and (s.turn_sure or placed) and s.fix is None
                     and s.offer is None):
@@ -1520,7 +1528,7 @@ class Tracker:
                 return out
             if len(thrown) < 2 or not all(d.face_sure for d in thrown):
                 wrong = self._unread_wrong_table(s, sc, thrown, turn, seq, t)
-                if wrong:  # (in the wrong table whatever the faces)
+                if wrong is not None:  # (in the wrong table whatever the faces: called, or held until lifted)
                     return out + wrong
                 # a die missed or a face unread: the throw is inferred from the play when the dice
                 # are lifted (never judged on a guess); seen as lying validly until then
@@ -1565,15 +1573,20 @@ class Tracker:
         judge = self.config.judge
         if s.held is None or s.turn is None or s.sent is None or judge is None:
             return []
-        dice = tuple(DieThrow(f, Rest(r), fl) for f, r, fl in s.held[0])
-        sent, roll = s.sent, Dice(dice[0].value, dice[1].value)
+        # (a face unread, 0: every face it may show -- ``_unread_wrong_table``)
+        dice = tuple(DieThrow(f or 1, Rest(r), fl) for f, r, fl in s.held[0])
+        faces = [(f,) if f else tuple(range(1, 7)) for f, _, _ in s.held[0]]
+        sent = s.sent
         before = position_of(sent, s.turn.opponent)
-        plays = _plays(before, (roll.d1, roll.d2))
-        moved = _no_play(plays) or self._confident_change(sent, sc)
+        rolls = {(a, b) for a in faces[0] for b in faces[1]}
+        every = {r: _plays(before, r) for r in rolls}
+        moved = any(_no_play(p) for p in every.values()) or self._confident_change(sent, sc)
         called = False
         if not moved:
             # what he may have played with it, legally or not (a play left incomplete moves little)
-            boards = {board_of(p.after) for p in plays} | set(illegal_boards(before, roll, plays))
+            boards = set()
+            for r, plays in every.items():
+                boards |= {board_of(p.after) for p in plays} | set(illegal_boards(before, Dice(*r), plays))
             boards.discard(sent)
             cache: dict[tuple[int, tuple[int, int]], float] = {}
             still = board_logp(sent, [sc.readings], judge, cache)
@@ -1630,38 +1643,57 @@ class Tracker:
         return s.known or (s.inferred_sure and s.last is not None and s.last[4] == s.sent)
 
     def _unread_wrong_table(self, s: TrackerState, sc: Scene, thrown: Sequence[SeenDie], turn: Side, seq: int,
-                            t: float) -> list[Emitted]:
+                            t: float) -> list[Emitted] | None:
         """A throw with a die missed or a face unread, every die seen lying flat and clear of every boundary in the
         opponent's right-hand table: void whatever its faces (dice-wrong-table), called when a throw read whole so
         would be (``_void_throw_doubt``: whose throw it is settled), at least one face read and none of them a face
         of the opponent's play on record (his own dice left lying are no throw); one die seen alone, its face read at
         ``call_face_confidence`` (a die of his never seen, misread, is no throw either).  Else nothing (the throw is
-        inferred from its play as before).  7483 s12f frame 381: White's 4-3 in Black's table, the 4 unread."""
+        inferred from its play as before: None).  7483 s12f frame 381: White's 4-3 in Black's table, the 4 unread.  Two
+        dice whose thrower is in doubt (``_UNSEEN_PASS``, ``_AFTER_DANCE``) are held (``TrackerState.held``, the unread
+        face 0) until lifted, as a throw read whole is: nothing is emitted now."""
         cfg = self.config
         if cfg.judge is None or not cfg.infer_missed_dice or not thrown or s.last is None:
-            return []
+            return None
         if not all(d.flat and not d.edge and not d.on_die and self._owner_by_place(d) is turn.opponent for d in thrown):
-            return []
+            return None
         faces = [int(d.face) for d in thrown if d.face_sure and d.face]
         if not faces or s.last[0] != turn.opponent.letter or any(f in s.last[2] for f in faces):
-            return []
+            return None
         if len(thrown) == 1 and thrown[0].face_conf < cfg.call_face_confidence:
-            return []  # (one die alone: its face read beyond a misread, never the opponent's missed die misread)
-        if self._void_throw_doubt(s, sc, thrown, turn, faces_read=False) is not None:
-            return []
+            return None  # (one die alone: its face read beyond a misread, never the opponent's missed die misread)
+        doubt = self._void_throw_doubt(s, sc, thrown, turn, faces_read=False)
+        if doubt is not None and not (doubt in (_UNSEEN_PASS, _AFTER_DANCE) and len(thrown) == 2):
+            return None
         dice = [DieThrow(int(d.face) if d.face_sure and d.face else 1, Rest.LEFT_TABLE, True) for d in thrown[:2]]
         if len(dice) == 1:
             dice.append(DieThrow(1))  # (the die missed: where it lies is unknown; the one seen makes the throw void)
+        if doubt is not None:
+            # whose throw this is is in doubt (his turn may have passed unseen, or this is the rethrow of a dance): held
+            # until lifted, as a throw read whole is, the unread face taken as every face (Tracker._held_throw; 7522
+            # s13f frame 381: Black's 4-1 in White's table, the 4 unread, Black possibly dancing)
+            held = (tuple((int(d.face) if d.face_sure and d.face else 0, Rest.LEFT_TABLE.value, True)
+                          for d in thrown[:2]), doubt)
+            self.state = replace(self.state, phase=Phase.VOID_THROW, held=held,
+                                 dice_xy=tuple((d.x, d.y) for d in thrown))
+            return []
         self.state = replace(self.state, phase=Phase.VOID_THROW, held=None, dice_xy=tuple((d.x, d.y) for d in thrown))
         seen = "+".join(str(d.face) if d.face_sure and d.face else "?" for d in thrown)
         return [Emitted(DiceThrown(turn, (dice[0], dice[1]), t=t), seq,
                         note=f"dice read {seen} in the opponent's right-hand table: void whatever the faces")]
 
-    @staticmethod
-    def _pushed_aside(dice: Sequence[SeenDie], faces: tuple[int, int] | None) -> bool:
+    def _pushed_aside(self, dice: Sequence[SeenDie], faces: tuple[int, int] | None) -> bool:
         """``dice`` may be the mover's own dice moved by the hand rather than lifted: his faces are not known,
-        a face is unread, or they show his faces (one die: one of them) -- then they are no new throw."""
-        if faces is None or 0 in faces or any(not d.face_sure or d.face is None for d in dice):
+        a face is unread, or they show his faces (one die: one of them) -- then they are no new throw.  A die read
+        beyond a misread (``call_face_confidence``) showing a face none of his shows is not his, whatever the other
+        die shows (7522 s13f frame 381: Black's 4-1 in White's table at White's lift, the 1 read at 1.0 after White's
+        2-2, the 4 unread: taken for White's dice pushed aside, the wrong table never judged)."""
+        if faces is None or 0 in faces:
+            return True
+        if any(d.face_sure and d.face and d.face not in faces and d.face_conf >= self.config.call_face_confidence
+               for d in dice[:2]):
+            return False
+        if any(not d.face_sure or d.face is None for d in dice):
             return True
         shown = sorted(int(d.face or 0) for d in dice[:2])
         return shown == sorted(faces) if len(shown) == 2 else shown[0] in faces

@@ -100,11 +100,31 @@ def test_a_die_read_cocked_alone_is_neither_called_nor_taken_for_a_throw() -> No
     p2 = parse_play("24/18 13/9", P1, (6, 4)).after
     speck = replace(die(4, Area.LEFT_TABLE, (425.0, 294.0), cocked=True), face=None, face_confidence=0.996,
                     cocked_confidence=0.998)
-    s = opened().show(P1, (speck,)).show(P1, (speck, *black)).show(p2, (speck, *black)).show(p2, (speck,))
-    ses = run(s)
-    assert calls(ses) == []
-    moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
-    assert moves[-1].player is Side.BLACK and moves[-1].play == "24/18 13/9", moves
+    for cocked in (0.998, 0.974):  # (called at 0.998; at 0.974, 7533 s13f frame 640, taken for Black's throw)
+        mark = replace(speck, cocked_confidence=cocked)
+        s = opened().show(P1, (mark,)).show(P1, (mark, *black)).show(p2, (mark, *black)).show(p2, (mark,))
+        ses = run(s)
+        assert calls(ses) == [], (cocked, calls(ses))
+        moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
+        assert moves[-1].player is Side.BLACK and moves[-1].play == "24/18 13/9", (cocked, moves)
     # a throw of two dice, one read cocked: void, called
     s = opened().show(P1, (speck, black[1])).show(P1)
     assert calls(run(s)) == [("dice-cocked", Side.BLACK)]
+
+
+def test_a_die_read_face_unread_in_a_tray_is_no_die() -> None:
+    """7533 s13f frame 452: White's play held (unsure which legal play), a mark in the tray read as a die, face
+    unread, was taken for Black's throw: it released the held play unsure, and the turn stayed unsettled (a wrong
+    double after it was only asked).  On s12f and s13f every die read face-unread in a tray or off the board (184
+    die-frames) was such a mark.  It is no die: Black's throw that follows is judged as usual (here his throw in
+    White's table, called).  A die whose face is read there is still a die."""
+    black = (sure(6, Area.LEFT_TABLE, B_SPOTS[0]), sure(4, Area.LEFT_TABLE, B_SPOTS[1]))
+    p2 = parse_play("24/18 13/9", P1, (6, 4)).after
+    white = (sure(2, Area.RIGHT_TABLE, W_SPOTS[0]), sure(1, Area.RIGHT_TABLE, W_SPOTS[1]))
+    p3 = parse_play("13/11 6/5", p2, (2, 1)).after
+    wrong = (sure(5, Area.RIGHT_TABLE, (230.0, 330.0)), sure(3, Area.RIGHT_TABLE, (260.0, 360.0)))
+    for face, called in ((None, True), (3, False)):
+        mark = replace(phantom(Area.TRAY, (76.0, 92.0)), face=face, face_confidence=0.976)
+        s = opened().show(P1, black).show(p2, black).show(p2).show(p2, white).show(p3, white).show(p3)
+        s.show(p3, (mark,)).show(p3).show(p3, wrong).show(p3)  # the mark, then Black's 5-3 in White's table
+        assert calls(run(s)) == ([("dice-wrong-table", Side.BLACK)] if called else []), (face, calls(run(s)))

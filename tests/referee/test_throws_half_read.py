@@ -162,3 +162,44 @@ def test_a_throw_landing_as_a_phantom_die_is_taken_back_is_the_movers_throw() ->
     throws = [j.emitted.event for j in ses.judged if isinstance(j.emitted.event, DiceThrown)]
     assert [(t.player, sorted(t.values)) for t in throws] == [(Side.BLACK, [4, 6])]
     assert board_of(ses.machine.position) == board_of(P2)
+
+
+def test_dice_at_the_movers_lift_showing_a_face_none_of_his_shows_are_the_next_throw_whatever_the_other() -> None:
+    """7522 s13f frame 381: White's 2-2 lifted and, in the same scene, Black's 4-1 lay in White's table, the 1 read at
+    1.0 and the 4 unread; with a face unread they were taken for White's own dice pushed aside by the hand, and the
+    wrong table was never judged.  A die read beyond a misread (0.995) showing a face the mover's roll does not have
+    is not his: the throw is judged (here: called).  Read at 0.99 only, or showing one of his faces, as before."""
+    cases = ((sure(2, Area.LEFT_TABLE, (420.0, 230.0)), True), (die(2, Area.LEFT_TABLE, (420.0, 230.0)), False),
+             (sure(6, Area.LEFT_TABLE, (420.0, 230.0)), False))
+    for read, called in cases:
+        s = opened().show(P1, BLACK_64).show(P2, BLACK_64)
+        s.show(P2, (read, unread(die(1, Area.LEFT_TABLE, (460.0, 300.0)))))  # Black lifts; White's throw lands there
+        s.show(P2)  # ... and is picked up
+        ses = run(s)
+        assert calls(ses) == ([("dice-wrong-table", Side.WHITE)] if called else []), (read, calls(ses))
+
+
+def test_a_throw_with_a_face_unread_whose_thrower_is_in_doubt_is_held_until_lifted() -> None:
+    """7522 s13f frame 381 (once Black's 4-1 was judged): Black, on the bar, might have danced unseen, so dice in
+    White's table might be White's own throw (``TrackerConfig.unseen_pass_chance``, 7374 s9a).  A throw read whole so
+    is held until lifted; one with a face unread was inferred from its play, never judged.  Now it is held the same
+    way, the unread face taken as every face: lifted with no checker moved while White had a play with every roll it
+    may be, called; played with, asked (never called)."""
+    p2 = parse_play("24/18 13/9", P1, (6, 4)).after
+    white61 = (sure(6, Area.RIGHT_TABLE, W_SPOTS[0]), sure(1, Area.RIGHT_TABLE, W_SPOTS[1]))
+    p3 = parse_play("13/7* 6/5", p2, (6, 1)).after  # Black on the bar against White's 6- and 5-points
+    in_white = (sure(3, Area.RIGHT_TABLE, W_SPOTS[0]), unread(die(2, Area.RIGHT_TABLE, W_SPOTS[1])))
+    for played in (False, True):
+        s = opened().show(P1, BLACK_64).show(p2, BLACK_64).show(p2)
+        s.show(p2, white61).show(p3, white61).show(p3)
+        s.show(p3, in_white).show(p3, in_white)
+        if played:  # White's own 3-2 (Black's dance unseen), played
+            p4 = parse_play("13/10 13/11", p3.with_turn(Side.WHITE), (3, 2)).after
+            s.show(p4, in_white).show(p4).show(p4, (sure(5, Area.LEFT_TABLE, B_SPOTS[0]), sure(2, Area.LEFT_TABLE, B_SPOTS[1])))
+        else:
+            s.show(p3).show(p3)
+        ses = run(s)
+        assert calls(ses) == ([] if played else [("dice-wrong-table", Side.BLACK)]), (played, calls(ses))
+        if played:
+            assert any(j.verdict.kind is VerdictKind.CHECK and "dice-wrong-table" in j.verdict.director
+                       for j in ses.judged), ses.judged

@@ -206,6 +206,7 @@ class TrackerState:
     dice: tuple[int, int] | None = None
     dice_xy: tuple[tuple[float, float], ...] = ()  # where the mover's dice lie
     other_xy: tuple[tuple[float, float], ...] = ()  # other dice on the board (void or premature)
+    other_faces: tuple[int, ...] = ()  # the faces of ``other_xy`` as a premature throw went on record (0: unread)
     stale_xy: tuple[tuple[float, float], ...] = ()  # dice left lying after a turn (not a new throw)
     # dice read face-unread beside the mover's dice during his play (not his, not an early throw): one still lying
     # there alone, face unread, once he lifted is left lying, not the opponent's throw (Tracker._in_game)
@@ -275,6 +276,7 @@ class TrackerState:
             "dice": None if self.dice is None else list(self.dice),
             "dice_xy": [list(p) for p in self.dice_xy],
             "other_xy": [list(p) for p in self.other_xy],
+            "other_faces": list(self.other_faces),
             "stale_xy": [list(p) for p in self.stale_xy],
             "lying_xy": [list(p) for p in self.lying_xy],
             "early": self.early,
@@ -321,6 +323,7 @@ class TrackerState:
                 dice=None if d["dice"] is None else (int(d["dice"][0]), int(d["dice"][1])),
                 dice_xy=tuple((float(x), float(y)) for x, y in d["dice_xy"]),
                 other_xy=tuple((float(x), float(y)) for x, y in d["other_xy"]),
+                other_faces=tuple(int(f) for f in d.get("other_faces", ())),
                 stale_xy=tuple((float(x), float(y)) for x, y in d.get("stale_xy", ())),
                 lying_xy=tuple((float(x), float(y)) for x, y in d.get("lying_xy", ())),
                 early=bool(d.get("early", False)),
@@ -1400,7 +1403,8 @@ class Tracker:
                         # show it either (each pair in its thrower's right-hand table): asked, not called
                         early = [replace(e, unsure=True, note="dice thrown early? please check") for e in early]
                     out += early
-                self.state = replace(self.state, other_xy=tuple((d.x, d.y) for d in fresh[:2]), early_die=None)
+                self.state = replace(self.state, other_xy=tuple((d.x, d.y) for d in fresh[:2]), early_die=None,
+                                     other_faces=tuple(int(d.face) if d.face_sure and d.face else 0 for d in fresh[:2]))
             if lifted and s.early and sc.board == s.start:
                 # an early throw lifted untouched: either it stood and could not be played (the turn
                 # ends), or the laws voided it (it is thrown again).  The laws know which: the
@@ -1833,9 +1837,26 @@ class Tracker:
         self.state = replace(s, known=known, doubt=doubt, phase=Phase.PLAYING, dice=(faces[0], faces[1]), filled=False,
                              weak=weak, landed_home=len(dice) >= 2 and all(self._owner_by_place(d) is s.turn
                                                                           for d in dice[:2]),
-                             dice_xy=tuple((d.x, d.y) for d in dice), other_xy=(), stale_xy=(), lying_xy=(),
+                             dice_xy=tuple((d.x, d.y) for d in dice), other_xy=(), other_faces=(), stale_xy=(),
+                             lying_xy=(),
                              early=False, early_die=None,
                              start=start, move=s.move + 1, guess=guess, start_sure=start_sure)
+
+    def _early_faces(self, early: Sequence[SeenDie], s: TrackerState) -> None:
+        """The premature throw (``early``, its dice now the mover's, started from state ``s``) keeps the faces it went on
+        record with where a face is unread now: 7528 s13f frame 1839, Black's early 6-1 called premature at 1817 (read
+        0.991 / 0.993); at White's lift the 6 read unread, taken as a 1, and Black's play was judged as a 1-1 (the
+        record then left the game).  Such a face is weak (never called on)."""
+        st = self.state
+        if (st.early and st.dice is not None and len(s.other_faces) == len(s.other_xy) == 2 and 0 not in s.other_faces
+                and any(not d.face_sure for d in early)):
+            faces, weak = [], list(st.weak)
+            for d in early:
+                k = min(range(2), key=lambda i: math.hypot(d.x - s.other_xy[i][0], d.y - s.other_xy[i][1]))
+                faces.append(s.other_faces[k] if not d.face_sure else int(d.face or 1))
+                if not d.face_sure:
+                    weak.append(s.other_faces[k])
+            self.state = replace(st, dice=(faces[0], faces[1]), weak=tuple(f for f in weak if f))
 
     def _throw_event(self, thrower: Side, dice: Sequence[SeenDie], seq: int, t: float) -> list[Emitted]:
         """The throw as seen; a die whose face is read but whose place or flatness is unsure is taken
@@ -1901,6 +1922,7 @@ class Tracker:
             if len(early) >= 2:  # the opponent's premature throw lies there: it is his throw
                 self._start_play(early[:2], sc, seq, guess=s.early_guess)
                 self.state = replace(self.state, early=not s.early_guess, early_guess=False)
+                self._early_faces(early[:2], s)
             return out
         if (s.guess and self.config.judge is not None and s.start is not None and len(s.dice_xy) == 2
                 and 0 not in s.dice):
@@ -1961,6 +1983,7 @@ class Tracker:
             guessed = s.early_guess
             self._start_play(early[:2], sc, seq, guess=guessed)
             self.state = replace(self.state, early=not guessed, early_guess=False)
+            self._early_faces(early[:2], s)
         return out
 
 

@@ -12,6 +12,7 @@ from rules.laws.events import DiceThrown
 from rules.laws.verdicts import VerdictKind
 from rules.notation import parse_play
 from rules.position import Position, Side
+from rules.record import Move
 from tests.referee.scenes import B_SPOTS, W_SPOTS, Script, die
 from vision.geometry import Area
 from vision.observation import CountReading, DieReading
@@ -203,3 +204,21 @@ def test_a_throw_with_a_face_unread_whose_thrower_is_in_doubt_is_held_until_lift
         if played:
             assert any(j.verdict.kind is VerdictKind.CHECK and "dice-wrong-table" in j.verdict.director
                        for j in ses.judged), ses.judged
+
+
+def test_a_premature_throw_keeps_the_faces_it_was_called_with_when_one_is_unread_at_the_lift() -> None:
+    """7528 s13f frames 1817-1902: Black's early 6-1 was read (0.991, 0.993) and called premature while White's dice
+    lay; at White's lift the 6 read face-unread, the throw was started again from that look and the unread face taken
+    as a 1: Black's play was judged as a 1-1 (the likeliest legal play, p 0.000) and the record left the game.  The
+    faces the premature throw went on record with are kept where a face is unread at the lift: his play is a 2-1's."""
+    early = (sure(2, Area.RIGHT_TABLE, (200.0, 300.0)), sure(1, Area.RIGHT_TABLE, (120.0, 180.0)))
+    p3 = parse_play("13/11 6/5", P2, (2, 1)).after
+    s = opened().show(P1, BLACK_64).show(P2, BLACK_64)
+    s.show(P2, (*BLACK_64, *early))  # White throws early: called
+    s.show(P2, (unread(early[0]), early[1]))  # Black lifts; White's 2 read unread now
+    s.show(p3, (unread(early[0]), early[1])).show(p3)  # White plays 2-1 and lifts
+    s.show(p3, (sure(5, Area.LEFT_TABLE, B_SPOTS[0]), sure(3, Area.LEFT_TABLE, B_SPOTS[1])))  # Black's next throw
+    ses = run(s)
+    assert calls(ses) == [("premature-throw", Side.WHITE)]
+    moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
+    assert moves[-1].player is Side.WHITE and moves[-1].dice == (2, 1) and moves[-1].play == "13/11 6/5", moves

@@ -1258,8 +1258,8 @@ class Tracker:
         before = self.state
         out = held + self._cube_events(sc, seq, t)
         st = self.state
-        if (self.config.judge is not None and (st.known or self._turn_kept) and st.hold is None and st.fix is None
-                and before.cube_law == (before.cube_face, before.cube_where)):
+        if (self.config.judge is not None and (st.known or self._turn_kept or self._offer_placed(out, before, sc))
+                and st.hold is None and st.fix is None and before.cube_law == (before.cube_face, before.cube_where)):
             # every play so far judged sure, and the cube was read where the laws have it: whose turn it
             # is and what the cube shows are as the laws have them -- the action is judged as seen
             return out
@@ -1269,6 +1269,22 @@ class Tracker:
             out = [replace(e, unsure=True, note=e.note or "cube action read by real vision: not called")
                    for e in out]
         return out
+
+    def _offer_placed(self, out: Sequence[Emitted], before: TrackerState, sc: Scene) -> bool:
+        """The one cube action of ``out`` is an offer of a cube the laws have in the middle or on the offerer's side,
+        read lying on the taker's side, the offerer being the side whose turn the tracker has: the cube crossed to the
+        taker as only that side's offer moves it, so its place bears out whose turn it is,
+        so the offer is judged as seen even after plays judged unsure (s13f 7539, 7547; s12f: a wrong value staged
+        after an inferred throw, read right on every still frame).  An offer lying on the offerer's own side (whose
+        turn it is in doubt) stays unsure."""
+        offers = [e for e in out if isinstance(e.event, (CubeOffered, CubeTaken, CubeDropped, CubeBeavered))]
+        if len(offers) != 1 or not isinstance(offers[0].event, CubeOffered) or offers[0].unsure:
+            return False
+        offerer = offers[0].event.player
+        owner_ok = before.cube_law[1] in (CubePosition.MIDDLE.value, offerer.name.lower())
+        return (before.offer is None and owner_ok and offerer is before.turn and sc.cube is not None
+                and sc.cube[1] == offerer.opponent.name.lower()
+                and self.state.cube_law == before.cube_law)
 
     def _cube_events(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
         s = self.state

@@ -41,7 +41,14 @@ from referee.tracker import (
 )
 from referee.tracker import Phase as TPhase
 from rules.dice import Dice
-from rules.laws.events import DiceLifted, DiceThrown, GameSetUp, OpeningDieThrown, PositionObserved
+from rules.laws.events import (
+    CubeOffered,
+    DiceLifted,
+    DiceThrown,
+    GameSetUp,
+    OpeningDieThrown,
+    PositionObserved,
+)
 from rules.laws.verdicts import VerdictKind
 from rules.notation import parse_play
 from rules.position import Position, Side
@@ -998,12 +1005,14 @@ def test_what_is_in_doubt_leaves_when_read_as_the_laws_have_it_between_plays_nev
 
 _WRONG_DOUBLE_THROWS = (
     ((sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[1]))), True),
-    ((sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])),), False),
+    ((sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])),), True),
 )
-"""BLACK's 6-4 read whole (the wrong double is called) or with a die unread (asked)."""
+"""BLACK's 6-4 read whole or with a die unread: the wrong double, lying on the taker's side, is called either way
+(session 14: the cube's place bears out whose turn it is; sessions 7-13 asked after a throw not read whole)."""
 
 
-def _wrong_double_after_held_play(black: tuple[DieReading, ...]) -> tuple[Script, int]:
+def _wrong_double_after_held_play(black: tuple[DieReading, ...], where: CubePosition = CubePosition.BLACK_SIDE,
+                                  value: int = 4) -> tuple[Script, int]:
     """BLACK plays 24/18 13/9 with ``black`` down, read at 0 half as 24/18 13/9 and half as 24/14 would leave it
     (which legal play is unsure: held); then WHITE offers at 4 with the cube in the middle (a wrong value).  The
     script and how many observations came before BLACK's throw."""
@@ -1012,7 +1021,7 @@ def _wrong_double_after_held_play(black: tuple[DieReading, ...]) -> tuple[Script
     s = opened(Script())
     n = len(s.out)
     s.show(p1, black).show(p2, black).show(p2)
-    s.cube = cube(4, CubePosition.BLACK_SIDE)
+    s.cube = cube(value, where)
     s.show(p2)
     half = {6: (0, 1), 15: (0, 1), 10: (0, 1), 11: (0, 5)}
     s.out[-12:] = [replace(o, confident=False, points=tuple(CountReading(*half[i], 0.0) if i in half else r
@@ -1033,6 +1042,25 @@ def test_a_wrong_double_after_a_play_held_only_for_which_legal_play_is_called() 
         assert held, "black's play should go on record unsure"
         codes = codes_of(ses)
         assert codes == ([("cube-wrong-value", Side.WHITE)] if called else []), (called, codes)
+
+
+def test_a_double_after_a_throw_not_read_whole_is_judged_as_seen_only_lying_on_the_takers_side() -> None:
+    """s13f 7539, 7547, s12f (session 14): a wrong double staged after a play whose throw was not read whole (the
+    play inferred, held, released by the cube turn) was only asked -- "cube action read by real vision: not called"
+    -- though the cube was read right on every still frame.  A cube the laws have in the middle, turned and read
+    lying on the taker's side, crossed to him as only an offer by the player the tracker has to move puts it: its
+    place bears out whose turn it is, so the offer is judged as seen: a wrong value called, a right one taken without
+    a call.  Turned on the offerer's own side, whose turn it is stays in doubt: asked."""
+    unread_one = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])),)
+    for where, value, want, asked in ((CubePosition.BLACK_SIDE, 4, [("cube-wrong-value", Side.WHITE)], False),
+                                      (CubePosition.BLACK_SIDE, 2, [], False),
+                                      (CubePosition.WHITE_SIDE, 4, [], True)):
+        s, _ = _wrong_double_after_held_play(unread_one, where, value)
+        ses = session_run(s)
+        assert codes_of(ses) == want, (where, value, codes_of(ses))
+        offers = [j for j in ses.judged if isinstance(j.emitted.event, CubeOffered)]
+        assert len(offers) == 1 and offers[0].emitted.unsure is asked, (where, value, offers)
+        assert ses.stats.infractions == len(want)
 
 
 def test_after_a_throw_taken_back_unplayed_the_next_throws_table_is_asked_never_called() -> None:

@@ -8,47 +8,19 @@ from __future__ import annotations
 from dataclasses import replace
 
 from referee.judge import _moved
-from referee.session import Session, SessionInfo
-from referee.tracker import TrackerConfig, board_of
+from referee.tracker import board_of
 from rules.notation import parse_play
-from rules.position import Position, Side
+from rules.position import Side
 from rules.record import Move
-from tests.referee.scenes import B_SPOTS, W_SPOTS, Script, die
+from tests.referee.half_read import P1, calls, opened, run, sure
+from tests.referee.scenes import B_SPOTS, W_SPOTS, die
 from vision.geometry import Area
 from vision.observation import DieReading
-
-START = Position.initial()
-REAL = TrackerConfig.for_real_vision("near", count_confidence=0.9)
-P1 = parse_play("8/3 6/3", START, (5, 3)).after  # WHITE opens 5-3
-
-
-def sure(face: int, area: Area, xy: tuple[float, float]) -> DieReading:
-    """A die read as the reader reads a clear one (face at 0.9995)."""
-    return replace(die(face, area, xy), face_confidence=0.9995)
 
 
 def phantom(area: Area, xy: tuple[float, float]) -> DieReading:
     """A mark read as a die, face unread (7533 s13f frame 3038: (None, 0.9) between Black's home checkers)."""
     return replace(die(1, area, xy), face=None, face_confidence=0.9, cocked=None, cocked_confidence=0.5)
-
-
-def opened() -> Script:
-    """The set-up, WHITE's opening 5-3 (8/3 6/3) read whole and played."""
-    s = Script().show(START)
-    s.show(START, (sure(5, Area.RIGHT_TABLE, W_SPOTS[0]), sure(3, Area.LEFT_TABLE, B_SPOTS[0])))
-    return s.show(P1)
-
-
-def run(script: Script) -> Session:
-    ses = Session.start(SessionInfo(), None, tracker_config=REAL, evidence=False)
-    for obs in script:
-        ses.process(obs)
-    ses.flush()
-    return ses
-
-
-def calls(ses: Session) -> list[tuple[str, Side | None]]:
-    return [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
 
 
 def test_a_die_lying_beside_the_movers_dice_before_his_lift_is_not_the_next_throw() -> None:

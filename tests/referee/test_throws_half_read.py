@@ -6,26 +6,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from referee.session import Session, SessionInfo
-from referee.tracker import Tracker, TrackerConfig, TrackerState, board_of
+from referee.tracker import Tracker, TrackerState, board_of
 from rules.laws.events import DiceThrown
 from rules.laws.verdicts import VerdictKind
 from rules.notation import parse_play
-from rules.position import Position, Side
+from rules.position import Side
 from rules.record import Move
-from tests.referee.scenes import B_SPOTS, W_SPOTS, Script, die
+from tests.referee.half_read import P1, REAL, calls, opened, run, sure
+from tests.referee.scenes import B_SPOTS, W_SPOTS, die
 from vision.geometry import Area
 from vision.observation import CountReading, DieReading
 
-START = Position.initial()
-REAL = TrackerConfig.for_real_vision("near", count_confidence=0.9)
-P1 = parse_play("8/3 6/3", START, (5, 3)).after  # WHITE opens 5-3
 P2 = parse_play("24/18 13/9", P1, (6, 4)).after  # BLACK's 6-4
-
-
-def sure(face: int, area: Area, xy: tuple[float, float]) -> DieReading:
-    """A die read as the reader reads a clear one (face at 0.9995)."""
-    return replace(die(face, area, xy), face_confidence=0.9995)
 
 
 def unread(d: DieReading) -> DieReading:
@@ -34,25 +26,6 @@ def unread(d: DieReading) -> DieReading:
 
 
 BLACK_64 = (sure(6, Area.LEFT_TABLE, B_SPOTS[0]), sure(4, Area.LEFT_TABLE, B_SPOTS[1]))
-
-
-def opened() -> Script:
-    """The set-up, WHITE's opening 5-3 (8/3 6/3) read whole and played."""
-    s = Script().show(START)
-    s.show(START, (sure(5, Area.RIGHT_TABLE, W_SPOTS[0]), sure(3, Area.LEFT_TABLE, B_SPOTS[0])))
-    return s.show(P1)
-
-
-def run(script: Script) -> Session:
-    ses = Session.start(SessionInfo(), None, tracker_config=REAL, evidence=False)
-    for obs in script:
-        ses.process(obs)
-    ses.flush()
-    return ses
-
-
-def calls(ses: Session) -> list[tuple[str, Side | None]]:
-    return [(j.verdict.code.value, j.verdict.offender) for j in ses.infractions if j.verdict.code is not None]
 
 
 def test_an_early_throw_seen_one_die_before_the_lift_and_both_at_it_is_called_premature() -> None:

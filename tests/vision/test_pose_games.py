@@ -109,3 +109,16 @@ def test_a_frame_drawn_again_reuses_the_die_stages_centres(tmp_path: Path, monke
     b, yb, _ = tp.frame_samples(png, truth, rng, (2, 4, 6), 2.0)
     assert len(calls) == 1 and ya == yb and len(a) == len(b) > 0
     assert any((p.planes != q.planes).any() for p, q in zip(a, b, strict=True))
+
+
+def test_game_seed_ranges_that_are_not_first_last_are_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """``render-games SEEDS`` and ``train --games`` take FIRST-LAST with FIRST <= LAST (``stacks.seed_range``): a
+    reversed range (which rendered nothing, silently) or a word is refused by argparse, naming the argument."""
+    from vision.training.pose import main
+
+    for argv, arg in ((["render-games", "21001-21000"], "argument seeds"), (["train", "--games", "x"], "argument --games")):
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        assert info.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()[-1]
+        assert arg in err and "invalid seed_range value" in err, err

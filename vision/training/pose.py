@@ -859,29 +859,23 @@ def tune(rows: list[dict[str, Any]], where: str = "at_found", *, pooled: bool = 
 
 def _seed_range(text: str | None) -> range:
     """``FIRST-LAST`` (inclusive) as a range of pose training seeds; None: all of them."""
+    from vision.training.stacks import seed_range
+
     if text is None:
         return POSE_TRAIN_SEEDS
     try:
-        first, last = (int(v) for v in text.split("-"))
-    except ValueError:
-        raise ValueError(f"--pose-seeds {text!r}: expected FIRST-LAST, e.g. 30000-30284") from None
-    if not (POSE_TRAIN_SEEDS.start <= first <= last < POSE_TRAIN_SEEDS.stop):
+        seeds = seed_range(text)
+    except ValueError as e:
+        raise ValueError(f"--pose-seeds: {e}") from None
+    if not (POSE_TRAIN_SEEDS.start <= seeds.start and seeds.stop <= POSE_TRAIN_SEEDS.stop):
         raise ValueError(f"--pose-seeds {text!r}: not within the training seeds {POSE_TRAIN_SEEDS.start}-{POSE_TRAIN_SEEDS.stop - 1}")
-    return range(first, last + 1)
+    return seeds
 
-
-def _game_range(text: str | None) -> range | None:
-    """``FIRST-LAST`` (inclusive) as a range of game seeds; None: None."""
-    if text is None:
-        return None
-    try:
-        first, last = (int(v) for v in text.split("-"))
-    except ValueError:
-        raise ValueError(f"{text!r}: expected FIRST-LAST, e.g. 21000-21039") from None
-    return range(first, last + 1)
 
 
 def main(argv: list[str] | None = None) -> int:
+    from vision.training.stacks import seed_range
+
     p = argparse.ArgumentParser(prog="python -m vision.training.pose")
     sub = p.add_subparsers(dest="what", required=True)
     r = sub.add_parser("render", help="render pose frames (no torch needed)")
@@ -890,7 +884,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("n", type=int, help="positions per scene")
     r.add_argument("--size", default="1280x720")
     g = sub.add_parser("render-games", help="game stills of cocked dice and flat throws (render_game_stills; no torch needed)")
-    g.add_argument("seeds", help="FIRST-LAST")
+    g.add_argument("seeds", type=seed_range, help="FIRST-LAST")
     g.add_argument("--flat-every", type=int, default=3, help="save every N-th throw with both dice flat")
     g.add_argument("--out", type=Path, default=None)
     t = sub.add_parser("train", help="train the pose model (needs torch)")
@@ -907,7 +901,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--min-cocked-tilt", type=float, default=0.0, help="leave leaning dice tilted less than this (degrees) out")
     t.add_argument("--hard-flat", type=float, default=0.0, help="draw flat patches the starting head reads cocked 1 + this times as often")
     t.add_argument("--epoch-samples", type=int, default=None, help="with --hard-flat: draws per epoch (default: all)")
-    t.add_argument("--games", default=None, metavar="FIRST-LAST", help="plus the game stills of these training game seeds (render-games)")
+    t.add_argument("--games", type=seed_range, default=None, metavar="FIRST-LAST", help="plus the game stills of these training game seeds (render-games)")
     t.add_argument("--games-repeat", type=int, default=1, help="with --games: draw the game stills this many times")
     mg = sub.add_parser("merge", help="one two-head model: a 6-plane deciding model + the v2 face-check model (needs onnx)")
     mg.add_argument("decide", type=Path)
@@ -943,7 +937,7 @@ def main(argv: list[str] | None = None) -> int:
             print(s, f"{time.time() - t0:.1f}s", flush=True)
         return 0
     if args.what == "render-games":
-        for s in _game_range(args.seeds) or ():
+        for s in args.seeds:
             t0 = time.time()
             n = render_game_stills(s, args.out, flat_every=args.flat_every)
             print(s, n, f"{time.time() - t0:.1f}s", flush=True)
@@ -956,7 +950,7 @@ def main(argv: list[str] | None = None) -> int:
                     copies=(cp[0], cp[1], cp[2]), with_found=not args.no_found,
                     pose_seeds=_seed_range(args.pose_seeds), base=args.base, lr=args.lr,
                     min_cocked_tilt=args.min_cocked_tilt, hard_flat=args.hard_flat,
-                    epoch_samples=args.epoch_samples, games=_game_range(args.games), games_repeat=args.games_repeat),
+                    epoch_samples=args.epoch_samples, games=args.games, games_repeat=args.games_repeat),
               flush=True)
         return 0
     if args.what == "calls":

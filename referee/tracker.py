@@ -1874,6 +1874,15 @@ class Tracker:
                     weak.append(s.other_faces[k])
             self.state = replace(st, dice=(faces[0], faces[1]), weak=tuple(f for f in weak if f))
 
+    def _take_early_throw(self, sc: Scene, seq: int, s: TrackerState) -> None:
+        """At the mover's lift (``s``: the state before it), the opponent's premature throw lying where
+        ``s.other_xy`` has it is his throw: his play starts with it, keeping the faces it went on record with."""
+        early = [d for d in sc.dice if _near(d, s.other_xy, self.config.same_die_mm)]
+        if len(early) >= 2:
+            self._start_play(early[:2], sc, seq, guess=s.early_guess)
+            self.state = replace(self.state, early=not s.early_guess, early_guess=False)
+            self._early_faces(early[:2], s)
+
     def _throw_event(self, thrower: Side, dice: Sequence[SeenDie], seq: int, t: float) -> list[Emitted]:
         """The throw as seen; a die whose face is read but whose place or flatness is unsure is taken
         as lying validly (the likeliest reading), and the throw is marked unsure: never accused."""
@@ -1934,11 +1943,7 @@ class Tracker:
             out = self._lifted_judged(sc, seq, t, hold=(lying or not sc.dice) and not s.early)
             if self.state.turn is turn or self.state.phase is not Phase.TO_THROW:
                 return out  # taken back unplayed (the same player throws again), or the game is over
-            early = [d for d in sc.dice if _near(d, s.other_xy, self.config.same_die_mm)]
-            if len(early) >= 2:  # the opponent's premature throw lies there: it is his throw
-                self._start_play(early[:2], sc, seq, guess=s.early_guess)
-                self.state = replace(self.state, early=not s.early_guess, early_guess=False)
-                self._early_faces(early[:2], s)
+            self._take_early_throw(sc, seq, s)
             return out
         if (s.guess and self.config.judge is not None and s.start is not None and len(s.dice_xy) == 2
                 and 0 not in s.dice):
@@ -1994,14 +1999,9 @@ class Tracker:
         over = final[25][0] == 15 or final[26][1] == 15
         self.state = replace(s, phase=Phase.GAME_OVER if over else Phase.TO_THROW, turn=turn.opponent,
                              dice=None, dice_xy=(), guess=False)
-        early = [d for d in sc.dice if _near(d, s.other_xy, self.config.same_die_mm)]
-        if not over and len(early) >= 2:  # the opponent's premature throw lies there: it is his throw
-            guessed = s.early_guess
-            self._start_play(early[:2], sc, seq, guess=guessed)
-            self.state = replace(self.state, early=not guessed, early_guess=False)
-            self._early_faces(early[:2], s)
+        if not over:
+            self._take_early_throw(sc, seq, s)
         return out
-
 
     def _inferred_play(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
         """The dice were not read fully: the throw is the one whose legal play best fits the board.

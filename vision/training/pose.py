@@ -872,7 +872,6 @@ def _seed_range(text: str | None) -> range:
     return seeds
 
 
-
 def main(argv: list[str] | None = None) -> int:
     from vision.training.stacks import seed_range
 

@@ -55,6 +55,57 @@ def test_low_tilt_seeds_lean_on_walls_at_small_tilts_and_held_out_seeds_keep_the
     assert leaning[True] > leaning[False]
 
 
+def test_game_lean_seeds_lean_dice_as_a_played_game_does_and_other_seeds_keep_their_mix() -> None:
+    """Seeds 32000-32999 (``GAME_LEAN_SEEDS``, session 15): each frame holds two pairs of dice in each table,
+    a leaning die placed by the game's own ``_cocked_die`` (12-35 degrees against the rail, the bar or the
+    other die; at most 40 on a checker's edge), on all four obstacles and on the other die's top, beside
+    flat dice; a training seed outside the range (30000) and a held-out seed (904400) keep the v2 mix of
+    two pairs, whose dice lean on a checker at 25-45 degrees; both mixes at once are refused."""
+    import random
+
+    import pytest
+
+    from rules.position import Side
+    from vision.geometry import BoardLayout, BoardSpec, HomeEnd, LongSide, Seating
+    from vision.sim.scene import place_checkers, random_position, random_scene
+    from vision.training.pose import GAME_LEAN_SEEDS, pose_dice, pose_scene
+
+    assert 32_000 in GAME_LEAN_SEEDS and 32_999 in GAME_LEAN_SEEDS and 31_999 not in GAME_LEAN_SEEDS
+    tilts: dict[str, list[float]] = {}
+    flat = cocked = 0
+    for i in range(40):
+        scene, _ = pose_scene(random_scene(32_000 + i), 32_000 + i, 0)
+        assert len(scene.dice) == 8
+        for d in scene.dice:
+            if d.cocked:
+                tilts.setdefault(str(d.leaning_on), []).append(d.tilt_deg)
+                cocked += 1
+            else:
+                flat += 1
+    assert set(tilts) == {"checker", "rail", "bar", "die", "die_top"}
+    for kind in ("rail", "bar", "die"):
+        assert all(12.0 - 1e-6 <= t <= 35.0 + 1e-6 for t in tilts[kind]), (kind, tilts[kind])
+    assert all(12.0 - 1e-6 <= t <= 40.0 + 1e-6 for t in tilts["checker"])
+    assert min(tilts["checker"]) < 20.0  # the v2 mix never leans on a checker below 25 degrees
+    assert all(t <= 6.0 + 1e-6 for t in tilts["die_top"])
+    assert cocked >= 80 and flat >= 120  # ~3 leaning dice and ~5 flat ones a frame
+    v2_checker = []
+    for seed in (30_000, 904_400):
+        for i in range(6):
+            scene, _ = pose_scene(random_scene(seed), seed, i)
+            assert len(scene.dice) == 4
+            v2_checker += [d.tilt_deg for d in scene.dice if d.cocked and d.leaning_on == "checker"]
+    layout = BoardLayout(BoardSpec.tournament(), Seating(LongSide.NEAR, HomeEnd.RIGHT))
+    for seed in range(40):
+        rng = random.Random(seed)
+        checkers = place_checkers(layout, random_position(rng), rng, 1.0)
+        v2_checker += [d.tilt_deg for d in pose_dice(layout, rng, checkers, Side.WHITE) if d.cocked and d.leaning_on == "checker"]
+    assert v2_checker and min(v2_checker) > 24.0 and max(v2_checker) > 40.0
+    rng = random.Random(0)
+    with pytest.raises(ValueError, match="low_tilt and game_lean"):
+        pose_dice(layout, rng, place_checkers(layout, random_position(rng), rng, 1.0), Side.WHITE, low_tilt=True, game_lean=True)
+
+
 def test_tuning_may_leave_a_share_of_the_tuning_dice_beyond_a_threshold() -> None:
     """``tune(allow=...)``: with 10 flat dice and allow 0.1 the cocked threshold comes from the second
     highest P(leaning) + P(on die) (one outlier no longer sets it alone), raised by half its distance

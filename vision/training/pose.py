@@ -46,10 +46,10 @@ POSE_RENDERS = "dice_pose"
 """Folder (under the render cache) of the pose renders."""
 POSE_TRAIN_SEEDS = range(30_000, 40_000)
 POSE_EVAL_SEEDS = range(901_500, 902_000)
-POSE_FRESH_SEEDS = range(904_000, 904_400)
+POSE_FRESH_SEEDS = range(904_000, 904_480)
 """Fresh held-out pose seeds: 904000-904079 session 10's, 904080-904159 session 11's, 904160-904239
-session 12's, 904240-904319 session 13's (seen since), 904320-904399 session 14's (901500-901999 were all
-measured by sessions 4-9: seen)."""
+session 12's, 904240-904319 session 13's, 904320-904399 session 14's (seen since), 904400-904479 session
+15's (901500-901999 were all measured by sessions 4-9: seen)."""
 
 
 def held_out(seed: int) -> bool:
@@ -70,6 +70,16 @@ at most :data:`LOW_MAX_TILT` degrees, where the v2 generator's dice (seeds 30000
 seed) were recalled worst (~5 % at 5-15 degrees, session 5)."""
 LOW_TILT_MODE_P = (0.14, 0.18, 0.06, 0.2, 0.2, 0.17, 0.05)
 LOW_MAX_TILT = 20.0
+GAME_LEAN_SEEDS = range(32_000, 33_000)
+"""Training seeds rendered with the game's lean geometry (session 15): a leaning die is placed as a played
+game places it (:func:`vision.sim.scene.place_dice`, ``_cocked_die``: 12-35 degrees against a wall, the rail,
+the bar or the other die; on a checker's top edge as its height allows), two pairs in each table
+(:data:`GAME_LEAN_PAIRS`), most of them with a leaning die (:data:`GAME_LEAN_MODE_P`), the first die of each pair
+and the "touch" dice flat beside it.  Session 14 found the v2 mix leans a die on a checker at 25-45 degrees
+and the head weakest at the game's 12-30."""
+GAME_LEAN_MODE_P = (0.1, 0.14, 0.22, 0.15, 0.15, 0.16, 0.08)
+GAME_LEAN_PAIRS = 2
+"""Pairs of dice in each table on :data:`GAME_LEAN_SEEDS` (more leaning dice for each frame's render)."""
 
 
 def pose_dir(width: int = 1280, height: int = 720) -> Path:
@@ -123,18 +133,24 @@ def _axes() -> Any:
     return DIE_AXES
 
 
-def pose_dice(layout: Any, rng: random.Random, checkers: tuple[Any, ...], turn: Any, *, low_tilt: bool = False) -> tuple[Any, ...]:
+def pose_dice(layout: Any, rng: random.Random, checkers: tuple[Any, ...], turn: Any, *, low_tilt: bool = False,
+              game_lean: bool = False) -> tuple[Any, ...]:
     """Two pairs of dice, one per table (see the module's doc); ``low_tilt``: the mix of
-    :data:`LOW_TILT_SEEDS` (:data:`LOW_TILT_MODE_P`, walls leaned on at most :data:`LOW_MAX_TILT`)."""
+    :data:`LOW_TILT_SEEDS` (:data:`LOW_TILT_MODE_P`, walls leaned on at most :data:`LOW_MAX_TILT`);
+    ``game_lean``: the mix of :data:`GAME_LEAN_SEEDS` (:data:`GAME_LEAN_PAIRS` pairs a table, a leaning die
+    placed as a game places it)."""
     from vision.geometry import Area
     from vision.sim.scene import DieStyle, place_dice
 
+    if low_tilt and game_lean:
+        raise ValueError("pose_dice: low_tilt and game_lean are two different mixes, not one")
     out: list[Any] = []
-    for area in (layout.right_hand_table(turn), Area.LEFT_TABLE if layout.right_hand_table(turn) is Area.RIGHT_TABLE
-                 else Area.RIGHT_TABLE):
+    right = layout.right_hand_table(turn)
+    areas = (right, Area.LEFT_TABLE if right is Area.RIGHT_TABLE else Area.RIGHT_TABLE)
+    for area in areas * (GAME_LEAN_PAIRS if game_lean else 1):
         style = rng.choice(list(DieStyle))
         size = rng.uniform(*layout.spec.die_size_mm)
-        mode = rng.choices(MODES, LOW_TILT_MODE_P if low_tilt else MODE_P)[0]
+        mode = rng.choices(MODES, GAME_LEAN_MODE_P if game_lean else LOW_TILT_MODE_P if low_tilt else MODE_P)[0]
         first = place_dice(layout, (rng.randint(1, 6),), rng, area=area, style=style, size=size, checkers=checkers,
                            owner=turn, others=tuple(out))[0]
         out.append(first)
@@ -142,9 +158,9 @@ def pose_dice(layout: Any, rng: random.Random, checkers: tuple[Any, ...], turn: 
         if mode == "flat":
             out.extend(place_dice(layout, (v,), rng, area=area, style=style, size=size, checkers=checkers,
                                   owner=turn, others=tuple(out)))
-        elif mode == "die_top":
+        elif mode == "die_top" or (game_lean and mode != "touch"):  # the game's own placing of the pair
             out[-1:] = place_dice(layout, (first.value, v), rng, area=area, style=style, size=size, checkers=checkers,
-                                  cocked="die_top", owner=turn, others=tuple(out[:-1]))
+                                  cocked=mode, owner=turn, others=tuple(out[:-1]))
         else:
             kind = rng.choice(("checker", "rail", "bar", "die")) if mode == "touch" else mode
             out.append(leaning_die(layout, v, rng, area=area, style=style, size=size, checkers=checkers, mode=kind,
@@ -162,7 +178,8 @@ def pose_scene(base: Any, seed: int, i: int) -> tuple[Any, int]:
     cfg = SimConfig()
     rng = random.Random(seed * 1000 + i + 17)
     obj = sample_objects(base.layout, random_position(rng), rng, cfg)
-    dice = pose_dice(base.layout, rng, obj.checkers, obj.turn, low_tilt=seed in LOW_TILT_SEEDS)
+    dice = pose_dice(base.layout, rng, obj.checkers, obj.turn, low_tilt=seed in LOW_TILT_SEEDS,
+                     game_lean=seed in GAME_LEAN_SEEDS)
     scene = replace(base, checkers=obj.checkers, dice=dice, cube=obj.cube, cup=obj.cup, hands=(), turn=obj.turn,
                     post=sample_post(cfg, rng))
     return scene, seed * 1000 + i

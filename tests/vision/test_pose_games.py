@@ -51,6 +51,26 @@ def test_training_sources_add_the_game_stills_and_refuse_seeds_or_stills_that_ar
     assert tp.training_sources() == src[:4]
 
 
+def test_training_sources_add_the_game_lean_renders_as_a_source_of_their_own(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--lean`` adds the 1280x720 pose renders of those game-lean seeds after the four render sources (so the
+    cached samples of ``--pose-seeds`` stay valid); a range outside 32000-32999, or one with no render, is refused
+    naming it."""
+    import vision.training.pose as tp
+
+    monkeypatch.setattr(tp, "pose_dir", lambda w=1280, h=720: tmp_path / f"{w}x{h}")
+    with pytest.raises(ValueError, match="--lean 31000-31001"):
+        tp.training_sources(lean=range(31000, 31002))
+    with pytest.raises(ValueError, match="render 32000 2 N"):
+        tp.training_sources(lean=range(32000, 32002))
+    (tmp_path / "1280x720").mkdir()
+    (tmp_path / "1280x720" / "32001_0.json").write_text(json.dumps({"dice": []}))
+    (tmp_path / "1280x720" / "32001_0.png").write_bytes(b"")
+    src = tp.training_sources(pose_seeds=range(30000, 31090), lean=range(32000, 32002))
+    assert len(src) == 5 and src[-1] == (tmp_path / "1280x720", range(32000, 32002))
+    assert src[:4] == tp.training_sources(pose_seeds=range(30000, 31090))
+
+
 def test_training_with_game_stills_trains_on_the_renders_samples_and_the_game_stills_samples(tmp_path: Path,
                                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """The renders' samples are drawn on their own (their cached samples stay valid) and the game stills' are
@@ -66,7 +86,7 @@ def test_training_with_game_stills_trains_on_the_renders_samples_and_the_game_st
     renders = [(tmp_path / f"r{i}", range(30000, 30100)) for i in range(4)]
     stills = [(tmp_path / "games", range(21000, 21030))] * 2
     monkeypatch.setattr(tp, "training_sources",
-                        lambda pose_seeds=None, games=None, games_repeat=1: renders + (stills if games is not None else []))
+                        lambda pose_seeds=None, games=None, games_repeat=1, lean=None: renders + (stills if games is not None else []))
     seen: list[int] = []
 
     def samples(sources: list[tuple[Path, range]], **k: object) -> dict[str, np.ndarray]:

@@ -495,13 +495,14 @@ def hard_flat_weights(model_path: Path, x: np.ndarray, y: np.ndarray, boost: flo
     return out
 
 
-def training_sources(pose_seeds: range = POSE_TRAIN_SEEDS, games: range | None = None, games_repeat: int = 1
-                     ) -> list[tuple[Path, range]]:
+def training_sources(pose_seeds: range = POSE_TRAIN_SEEDS, games: range | None = None, games_repeat: int = 1,
+                     lean: range | None = None) -> list[tuple[Path, range]]:
     """The training renders: the pose renders whose seed is in ``pose_seeds`` (both sizes) and the shared
     cache's dice (``pose_seeds`` narrower than :data:`POSE_TRAIN_SEEDS`: a model of an earlier data set
     trained again, e.g. the deciding head of session 7 on 30000-30284 while 30285-30344 exist); ``games``:
     plus the game stills (:func:`render_game_stills`) of those training game seeds, ``games_repeat`` times
-    (each pass draws its own jitter)."""
+    (each pass draws its own jitter); ``lean``: plus the 1280x720 pose renders of these :data:`GAME_LEAN_SEEDS`
+    as a source of their own (their samples cached apart from the renders of ``pose_seeds``)."""
     from vision.training.faces import DICE_RENDERS
     from vision.training.rendered import TRAIN_SEEDS, cache_dir
 
@@ -515,6 +516,14 @@ def training_sources(pose_seeds: range = POSE_TRAIN_SEEDS, games: range | None =
             raise ValueError(f"no game stills of {games.start}-{games.stop - 1} in {pose_games_dir()}: "
                              f"render them (python -m vision.training.pose render-games {games.start}-{games.stop - 1})")
         out += [(pose_games_dir(), games)] * max(1, games_repeat)
+    if lean is not None:
+        if not (GAME_LEAN_SEEDS.start <= lean.start and lean.stop <= GAME_LEAN_SEEDS.stop) or len(lean) == 0:
+            raise ValueError(f"--lean {lean.start}-{lean.stop - 1}: not within the game-lean seeds "
+                             f"{GAME_LEAN_SEEDS.start}-{GAME_LEAN_SEEDS.stop - 1}")
+        if not any(frames(pose_dir(1280, 720), lean)):
+            raise ValueError(f"no game-lean renders of {lean.start}-{lean.stop - 1} in {pose_dir(1280, 720)}: "
+                             f"render them (python -m vision.training.pose render {lean.start} {len(lean)} N)")
+        out.append((pose_dir(1280, 720), lean))
     return out
 
 
@@ -531,7 +540,7 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
           copies: tuple[int, int, int] = (2, 4, 6), with_found: bool = True,
           pose_seeds: range = POSE_TRAIN_SEEDS, base: Path | None = None, lr: float | None = None,
           min_cocked_tilt: float = 0.0, hard_flat: float = 0.0, epoch_samples: int | None = None,
-          games: range | None = None, games_repeat: int = 1) -> dict[str, object]:
+          games: range | None = None, games_repeat: int = 1, lean: range | None = None) -> dict[str, object]:
     """Train the pose model on :func:`training_sources` (``pose_seeds``); frames whose seed % 10 == 0 are
     the validation (and threshold-tuning) slice.  ``base``: fine-tune that deciding head
     (:func:`load_decide`: its batch norms frozen) at the peak learning rate ``lr`` instead of training
@@ -541,7 +550,8 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     flat must rise above most steep leans too).  ``hard_flat``: flat patches the starting head (``base``,
     else the committed model) reads P(leaning) + P(on die) >= :data:`HARD_FLAT_UP` are drawn
     ``1 + hard_flat`` times as often (:func:`hard_flat_weights`; ``epoch_samples`` draws per epoch,
-    default all).  ``games``, ``games_repeat``: game stills too (:func:`training_sources`)."""
+    default all).  ``games``, ``games_repeat``: game stills too; ``lean``: game-lean renders too
+    (:func:`training_sources`)."""
     import torch
     from torch import nn
 
@@ -551,10 +561,10 @@ def train(out: Path, *, seed: int = 7, epochs: int = 20, cache: Path | None = No
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     t0 = time.time()
-    sources = training_sources(pose_seeds, games, games_repeat)
+    sources = training_sources(pose_seeds, games, games_repeat, lean)
     data = pose_samples(sources[:4], seed=seed, cache=cache, copies=copies, with_found=with_found,
                         jitter_mm=2.0 if with_found else 2.5)
-    if len(sources) > 4:  # the game stills apart: the renders' cached samples stay valid
+    if len(sources) > 4:  # the game stills and game-lean renders apart: the renders' cached samples stay valid
         more = pose_samples(sources[4:], seed=seed, cache=cache, copies=copies, with_found=with_found,
                             jitter_mm=2.0 if with_found else 2.5)
         data = {k: (data[k] + more[k] if k == "n_frames" else np.concatenate([data[k], more[k]])) for k in data}
@@ -919,6 +929,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--epoch-samples", type=int, default=None, help="with --hard-flat: draws per epoch (default: all)")
     t.add_argument("--games", type=seed_range, default=None, metavar="FIRST-LAST", help="plus the game stills of these training game seeds (render-games)")
     t.add_argument("--games-repeat", type=int, default=1, help="with --games: draw the game stills this many times")
+    t.add_argument("--lean", type=seed_range, default=None, metavar="FIRST-LAST",
+                   help="plus the game-lean pose renders of these seeds (32000-32999; render FIRST COUNT N)")
     mg = sub.add_parser("merge", help="one two-head model: a 6-plane deciding model + the v2 face-check model (needs onnx)")
     mg.add_argument("decide", type=Path)
     mg.add_argument("gate", type=Path)
@@ -966,7 +978,8 @@ def main(argv: list[str] | None = None) -> int:
                     copies=(cp[0], cp[1], cp[2]), with_found=not args.no_found,
                     pose_seeds=_seed_range(args.pose_seeds), base=args.base, lr=args.lr,
                     min_cocked_tilt=args.min_cocked_tilt, hard_flat=args.hard_flat,
-                    epoch_samples=args.epoch_samples, games=args.games, games_repeat=args.games_repeat),
+                    epoch_samples=args.epoch_samples, games=args.games, games_repeat=args.games_repeat,
+                    lean=args.lean),
               flush=True)
         return 0
     if args.what == "calls":

@@ -68,7 +68,9 @@ def test_a_die_beside_a_found_die_is_looked_for() -> None:
     near = _near(found, lean)
     assert len(near) == 1 and near[0].face in (3, None), found
     assert len(_near(found, other)) == 1
-    off = _run(frame, dataclasses.replace(DiceConfig(), near_look_edges=(0.0, 0.0)))
+    # without the near look (and the second look of sessions 8-14, only when fewer than two dice
+    # were found: since session 15 every frame's second look reads this peak too)
+    off = _run(frame, dataclasses.replace(DiceConfig(), near_look_edges=(0.0, 0.0), second_look_below=2))
     assert not _near(off, lean)
 
 

@@ -531,10 +531,14 @@ class _Incumbent:
         """Whether a restart of polish edge cost ``cost`` should replace the incumbent: the cost lower by more
         than ``margin`` and, for a restart through another camera (``new_camera``: another focal length, the
         lens reset) that explains fewer edges at the loose tolerance, lower by at least
-        ``cfg.restart_loose_trade`` x that drop."""
+        ``cfg.restart_loose_trade`` x that drop, unless lower by ``cfg.restart_loose_free_gain`` of the incumbent's
+        cost or more."""
         if not cost < self.cost - margin:
             return False
         if self.cfg.restart_loose_trade is None or not new_camera:
+            return True
+        free = self.cfg.restart_loose_free_gain
+        if free is not None and self.cost - cost >= free * self.cost:
             return True
         if self._loose is None:
             self._loose = loose_support(self.lab, self.prof, self.cfg)

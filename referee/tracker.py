@@ -101,6 +101,14 @@ class TrackerConfig:
     # Chosen on the seen recordings 7216-7261 (h5, s5f-h): the reader read a flat die cocked off the other
     # die in 1 scene, at most 0.9924 (7218); 10 of 14 staged cocked dice so read reached 0.995 (0.9964-0.9998)
     call_cocked_confidence: float = 0.995
+    # ... or at least this sure when the other die of the throw is read lying flat (at ``cocked_confidence``).
+    # Session 13's pose head reads staged cocked dice 0.97-0.995 off the other die.  In the scenes the call was
+    # weighed on in the seen games 7394-7405, 7430-7441, 7466-7477 and 7478-7585, 50 dice were read cocked at
+    # >= 0.965 where the laws call a die cocked: 42 cocked dice (8 beside a die read flat), 8 not -- none of those
+    # beside a die read flat (4 alone; 7434 s12c frame 3527, a flat die read cocked at 0.9898 beside a die whose
+    # flat/cocked was unread at 0.9957, rules out counting such a die; 7513, 7520 0.9883, 0.9714 beside 0.75, 0.90;
+    # 7400 a phantom at 0.9942 beside 0.81).  A bare 0.97 would have called 7520 (a wrong name)
+    call_cocked_paired_confidence: float = 0.97
     # real vision: dice lying in the opponent's right-hand table are not called wrong-table when they land, when
     # the throws leaving the player on roll no play (on the bar, blocked) are at least this likely: his whole
     # turn (the throw missed, no checker moved) may have passed unseen and the dice be the opponent's.  They are
@@ -176,6 +184,7 @@ class SeenDie:
     face_sure: bool = False  # the face was read with confidence
     face_conf: float = 0.0  # how sure (the reader's face confidence; 0 when no face was read)
     cocked_conf: float = 0.0  # the reader's flat/cocked confidence when it read the die cocked (else 0)
+    flat_conf: float = 0.0  # ... when it read the die flat (else 0: read cocked, or flat/cocked unread)
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +220,9 @@ class TrackerState:
     # dice read face-unread beside the mover's dice during his play (not his, not an early throw): one still lying
     # there alone, face unread, once he lifted is left lying, not the opponent's throw (Tracker._in_game)
     lying_xy: tuple[tuple[float, float], ...] = ()
+    # "dice" read face-unread that still lay where a die was left lying (``stale_xy``) when a throw started, not of
+    # it: marks of the board, kept for the game -- a die read face-unread there is never a new throw (Tracker._in_game)
+    marks_xy: tuple[tuple[float, float], ...] = ()
     early: bool = False  # the mover's dice are an early (premature) throw, not yet played with
     # one die of an early throw seen (its pair missed) while both of the mover's dice lay in place in his table:
     # (x, y, face) -- its pair read at the lift makes it the opponent's premature throw (Tracker._in_game)
@@ -279,6 +291,7 @@ class TrackerState:
             "other_faces": list(self.other_faces),
             "stale_xy": [list(p) for p in self.stale_xy],
             "lying_xy": [list(p) for p in self.lying_xy],
+            "marks_xy": [list(p) for p in self.marks_xy],
             "early": self.early,
             "early_die": None if self.early_die is None else list(self.early_die),
             "guess": self.guess,
@@ -326,6 +339,7 @@ class TrackerState:
                 other_faces=tuple(int(f) for f in d.get("other_faces", ())),
                 stale_xy=tuple((float(x), float(y)) for x, y in d.get("stale_xy", ())),
                 lying_xy=tuple((float(x), float(y)) for x, y in d.get("lying_xy", ())),
+                marks_xy=tuple((float(x), float(y)) for x, y in d.get("marks_xy", ())),
                 early=bool(d.get("early", False)),
                 early_die=_early_die_from(d.get("early_die")),
                 guess=bool(d.get("guess", False)),
@@ -570,7 +584,7 @@ def _seen_die(d: DieReading, cfg: TrackerConfig) -> SeenDie:
     sure = face_sure and cocked_known and (not edge or sure_cocked)
     return SeenDie(d.face, sure, not bool(d.cocked), d.area.value, d.on_die, d.center_mm[0], d.center_mm[1],
                    d.owner, edge, face_sure, d.face_confidence if d.face is not None else 0.0,
-                   d.cocked_confidence if d.cocked is True else 0.0)
+                   d.cocked_confidence if d.cocked is True else 0.0, d.cocked_confidence if d.cocked is False else 0.0)
 
 
 def _roll_of(play: Play) -> tuple[int, int] | None:
@@ -901,11 +915,15 @@ class Tracker:
             return Rest.BAR
         return Rest.OFF_BOARD
 
-    def _cocked_call(self, d: SeenDie, thrower: Side) -> bool:
-        """``d`` read cocked beyond doubt (``call_cocked_confidence``), not on the other die, where the laws
-        call it a cocked die (in the thrower's right-hand table, or leaning on the rail or an edge): never a
-        die in another area, which the laws would name otherwise."""
-        return (not d.flat and not d.on_die and d.cocked_conf >= self.config.call_cocked_confidence
+    def _cocked_call(self, d: SeenDie, thrower: Side, thrown: Sequence[SeenDie] = ()) -> bool:
+        """``d`` read cocked beyond doubt (``call_cocked_confidence``, or ``call_cocked_paired_confidence`` when
+        another die of the throw ``thrown`` is read lying flat), not on the other die, where the laws call it a
+        cocked die (in the thrower's right-hand table, or leaning on the rail or an edge): never a die in another
+        area, which the laws would name otherwise."""
+        cfg = self.config
+        paired = any(o is not d and o.flat_conf >= cfg.cocked_confidence for o in thrown)
+        bar = min(cfg.call_cocked_confidence, cfg.call_cocked_paired_confidence) if paired else cfg.call_cocked_confidence
+        return (not d.flat and not d.on_die and d.cocked_conf >= bar
                 and (d.area in (self._right_table(thrower), Area.RAIL.value) or d.edge))
 
     def _throw(self, d: SeenDie, thrower: Side) -> DieThrow:
@@ -968,7 +986,8 @@ class Tracker:
         if self.state.hold is not None:
             cube = sc.cube is not None and sc.cube[0] is not None and sc.cube[0] != self.state.cube_face
             # (a die left lying, ``stale_xy``, is no throw: 7533 s13f)
-            if not [d for d in sc.dice if not _near(d, self.state.stale_xy, self.config.same_die_mm)] and not cube:
+            if not [d for d in sc.dice if not _near(d, self.state.stale_xy, self.config.same_die_mm)
+                    and not self._marked(d)] and not cube:
                 fits, called = self._look(sc, seq, t)
                 if fits:
                     self.state = replace(self.state, board=sc.board, board_sure=sc.sure)
@@ -1038,7 +1057,8 @@ class Tracker:
             out.append(Emitted(GameSetUp(pos, t=t), seq, points))
         self.state = replace(s, phase=Phase.OPENING, turn=None, start=sc.board, sent=sc.board, dice=None, known=True,
                              fix=None, doubt=(),
-                             dice_xy=(), other_xy=(), opening=(), offer=None, game=s.game + 1, move=0, guess=False)
+                             dice_xy=(), other_xy=(), opening=(), offer=None, game=s.game + 1, move=0, guess=False,
+                             marks_xy=())
         return out
 
     def _opening(self, sc: Scene, seq: int, t: float) -> list[Emitted]:
@@ -1330,7 +1350,7 @@ class Tracker:
         mover_dice = [d for d in sc.dice if self._is_mover_die(d)] if s.dice_xy else []
         others = [d for d in sc.dice if d not in mover_dice]
         fresh = [d for d in others if not _near(d, s.other_xy, cfg.same_die_mm)
-                 and not _near(d, s.stale_xy, cfg.same_die_mm)]
+                 and not _near(d, s.stale_xy, cfg.same_die_mm) and not self._marked(d)]
         if cfg.judge is not None and len(fresh) > 2:  # more dice than thrown: the surest two are the dice
             fresh.sort(key=lambda d: -d.face_conf)
 
@@ -1470,7 +1490,7 @@ class Tracker:
                                    note=_RETHROW))
                 self.state = replace(self.state, phase=Phase.TO_THROW, dice=None, dice_xy=())
                 s = self.state
-                fresh = [d for d in sc.dice if not _near(d, s.other_xy, cfg.same_die_mm)]
+                fresh = [d for d in sc.dice if not _near(d, s.other_xy, cfg.same_die_mm) and not self._marked(d)]
             else:
                 return out
 
@@ -1518,7 +1538,7 @@ class Tracker:
                                    note="one die read lying on the other (the die beneath unread)"))
                 self.state = replace(self.state, phase=Phase.VOID_THROW, dice_xy=((d.x, d.y),), held=None)
                 return out
-            cocked = [d for d in thrown if self._cocked_call(d, turn)]
+            cocked = [d for d in thrown if self._cocked_call(d, turn, thrown)]
             flat = [d for d in thrown if not cocked or d is not cocked[0]]
             # whose throw it is: settled by the turns on record, or shown by the other die lying flat in the
             # right-hand table of the player on roll (the cocked die in it too, or leaning on the rail or an edge)
@@ -1815,6 +1835,10 @@ class Tracker:
         cc = self.config.count_confidence
         return any(c >= cc and seen != want for seen, want, c in zip(sc.board, board, sc.confidences, strict=True))
 
+    def _marked(self, d: SeenDie) -> bool:
+        """``d`` read face-unread where a mark of the board lies (``TrackerState.marks_xy``)."""
+        return not d.face_sure and _near(d, self.state.marks_xy, self.config.same_die_mm)
+
     def _start_play(self, dice: Sequence[SeenDie], sc: Scene, seq: int, *, guess: bool = False,
                     start: Board | None = None) -> None:
         s = self.state
@@ -1850,7 +1874,16 @@ class Tracker:
                     doubt = doubt_with(doubt, patched, tuple(a for a in board_alternatives(s.sent, patched) if a[0] in unsure))
             start_sure = not guess and known and s.fix is None
         weak = tuple(int(d.face or 0) for d in dice if d.face_conf < self.config.call_face_confidence)
-        self.state = replace(s, known=known, doubt=doubt, phase=Phase.PLAYING, dice=(faces[0], faces[1]), filled=False,
+        # a "die" left lying, face unread, that still lies there as this throw lands is a mark of the board: kept, so
+        # that it never comes back as a throw (7400 s12r (327, 363): lying beside Black's dice at frame 838, left
+        # lying at 879, forgotten when White's throw landed at 942, read alone after White's lift at 1238 and taken
+        # for Black's throw)
+        mm = self.config.same_die_mm
+        unread = [d for d in sc.dice if not d.face_sure]
+        marks = s.marks_xy + tuple(xy for xy in s.stale_xy if not _near_any(xy, dice, mm) and _near_any(xy, unread, mm)
+                                   and not any(math.hypot(xy[0] - x, xy[1] - y) <= mm for x, y in s.marks_xy))
+        self.state = replace(s, known=known, marks_xy=marks, doubt=doubt, phase=Phase.PLAYING, dice=(faces[0], faces[1]),
+                             filled=False,
                              weak=weak, landed_home=len(dice) >= 2 and all(self._owner_by_place(d) is s.turn
                                                                           for d in dice[:2]),
                              dice_xy=tuple((d.x, d.y) for d in dice), other_xy=(), other_faces=(), stale_xy=(),

@@ -100,3 +100,31 @@ def test_a_die_read_face_unread_in_a_tray_is_no_die() -> None:
         s = opened().show(P1, black).show(p2, black).show(p2).show(p2, white).show(p3, white).show(p3)
         s.show(p3, (mark,)).show(p3).show(p3, wrong).show(p3)  # the mark, then Black's 5-3 in White's table
         assert calls(run(s)) == ([("dice-wrong-table", Side.BLACK)] if called else []), (face, calls(run(s)))
+
+
+def test_a_mark_left_lying_is_no_throw_after_the_next_throw_started() -> None:
+    """7400 s12r (327, 363) mm: a mark of the board read as a die, face unread, lay beside Black's dice during his
+    play (frame 838) and was left lying at his lift (879); White's throw landed beside it (942) and the mark was
+    forgotten (``stale_xy`` is cleared when a throw starts); it was not read during White's play, and read alone once
+    he lifted (1238): taken for Black's throw, so Black's real throw that followed, a face unread, was taken for a
+    throw by White thrown early ("please check"), and Black's play and White's next never went on record.  A "die"
+    left lying, face unread, that still lies there when the next throw lands is a mark for the rest of the game."""
+    black = (sure(6, Area.LEFT_TABLE, B_SPOTS[0]), sure(4, Area.LEFT_TABLE, B_SPOTS[1]))
+    p2 = parse_play("24/18 13/9", P1, (6, 4)).after
+    white = (sure(2, Area.RIGHT_TABLE, W_SPOTS[0]), sure(1, Area.RIGHT_TABLE, W_SPOTS[1]))
+    p3 = parse_play("13/11 6/5", p2, (2, 1)).after
+    unread = replace(phantom(Area.LEFT_TABLE, (600.0, 250.0)), face_confidence=0.6, cocked=False, cocked_confidence=0.999)
+    black2 = (sure(6, Area.LEFT_TABLE, (520.0, 300.0)), unread)  # Black's 6-5, the 5 unread
+    p4 = parse_play("13/7 13/8", p3, (6, 5)).after
+    white2 = (sure(3, Area.RIGHT_TABLE, W_SPOTS[0]), sure(1, Area.RIGHT_TABLE, W_SPOTS[1]))
+    p5 = parse_play("8/5 6/5", p4, (3, 1)).after
+    mark = replace(phantom(Area.RIGHT_TABLE, (327.0, 363.0)), face_confidence=0.93)
+    s = opened().show(P1, black).show(P1, (*black, mark)).show(p2, (*black, mark)).show(p2, (mark,))
+    s.show(p2, (mark, *white))  # White's throw lands beside the mark left lying
+    s.show(p3, white).show(p3, (mark,))  # played (the mark unread meanwhile), lifted: the mark alone in sight
+    s.show(p3, (mark, *black2)).show(p4, (mark, *black2)).show(p4, (mark,))
+    s.show(p4, (mark, *white2)).show(p5, (mark, *white2)).show(p5, (mark,))
+    ses = run(s)
+    assert calls(ses) == [] and ses.stats.checks == 0, (calls(ses), ses.stats.checks)
+    moves = [(m.player, m.play) for m in ses.machine.match_record().games[0].actions if isinstance(m, Move)]
+    assert moves[-3:] == [(Side.WHITE, "13/11 6/5"), (Side.BLACK, "13/8 13/7"), (Side.WHITE, "8/5 6/5")], moves

@@ -560,6 +560,8 @@ def test_a_journalled_doubt_and_landed_home_round_trip_and_a_malformed_doubt_is_
     were; a doubt entry that is not (region, white, black, log-odds) is a clear error quoting the state."""
     state = replace(Tracker(REAL).state, doubt=((24, 1, 0, -0.5), (3, 0, -1, -2.25)), landed_home=True)
     assert TrackerState.from_json(state.to_json()) == state
+    marked = replace(state, marks_xy=((327.08, 363.19), (599.0, 406.5)))  # marks of the board kept for the game
+    assert TrackerState.from_json(json.loads(json.dumps(marked.to_json()))) == marked
     bad = {**state.to_json(), "doubt": [[24, 1]]}
     with pytest.raises(ValueError, match=r"cannot restore the tracker state from .*'doubt': \[\[24, 1\]\]"):
         TrackerState.from_json(bad)
@@ -801,9 +803,12 @@ def test_the_opening_throw_waits_until_both_dice_lie_in_sight_together() -> None
     assert ses.stats.infractions == 0 and ses.machine.on_roll is Side.BLACK
 
 
-def cocked_throw(conf: float, area: Area = Area.LEFT_TABLE) -> tuple[DieReading, DieReading]:
-    """BLACK's throw: a 6 lying flat in his right-hand table, the other die read cocked at ``conf``, face unread."""
-    flat = replace(sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), cocked=False, cocked_confidence=0.999)
+def cocked_throw(conf: float, area: Area = Area.LEFT_TABLE, unread: float | None = None) -> tuple[DieReading, DieReading]:
+    """BLACK's throw: a 6 lying flat in his right-hand table (read flat at 0.999, or with ``unread`` its flat/cocked
+    unread: None at that confidence, as 7520 s13f frame 2844 at 0.8968), the other die read cocked at ``conf``, face
+    unread."""
+    flat = replace(sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), cocked=False if unread is None else None,
+                   cocked_confidence=0.999 if unread is None else unread)
     cocked = replace(die(2, area, B_SPOTS[1] if area is Area.LEFT_TABLE else W_SPOTS[1]), face=None,
                      face_confidence=0.4, cocked=True, cocked_confidence=conf)
     return flat, cocked
@@ -812,14 +817,32 @@ def cocked_throw(conf: float, area: Area = Area.LEFT_TABLE) -> tuple[DieReading,
 def test_a_die_read_cocked_beyond_doubt_in_the_throwers_table_is_called() -> None:
     """Seen 7216-7261: the reader read 14 staged cocked dice cocked, 10 of them at >= 0.995, and a flat die off
     the other die cocked at most at 0.9924.  Such a die, in the thrower's right-hand table beside his other die
-    lying flat there, is called (the throw is void); at 0.99 it is not, nor in another table (named otherwise)."""
+    lying flat there, is called (the throw is void); not in another table (named otherwise).  Session 13's pose
+    head reads staged cocked dice 0.974-0.994 beside a die read flat (7517 s13f frame 1416: 0.9903 beside a 4 read
+    flat at 0.9994): called from 0.97 (``call_cocked_paired_confidence``), not below."""
     p1 = after(START, (5, 3), "8/3 6/3")
-    for conf, area, called in ((0.998, Area.LEFT_TABLE, True), (0.99, Area.LEFT_TABLE, False),
+    for conf, area, called in ((0.998, Area.LEFT_TABLE, True), (0.9903, Area.LEFT_TABLE, True),
+                               (0.977, Area.LEFT_TABLE, True), (0.965, Area.LEFT_TABLE, False),
                                (0.998, Area.RIGHT_TABLE, False)):
         s = opened(Script()).show(p1, cocked_throw(conf, area)).show(p1)
         ses = session_run(s)
         codes = codes_of(ses)
         assert codes == ([("dice-cocked", Side.BLACK)] if called else []), (conf, area, codes)
+
+
+def test_a_die_read_cocked_beside_a_die_whose_flat_or_cocked_is_unread_needs_the_old_bar() -> None:
+    """7520 s13f frame 2844: BLACK's two dice lay flat on the far side of his right-hand table; the pose head read
+    one cocked at 0.9714, the other's flat/cocked unread (None at 0.8968).  Called at 0.97 alone, a wrong name
+    (dice-cocked for white's staged illegal play); 7513 s12f frame 1721 alike (0.9883 beside None at 0.7544), and
+    7434 s12c frame 3527 (0.9898 beside None at 0.9957: a die left unread, however near the flat bar, is not one read
+    flat).  Beside a die not read flat, a die read cocked is called only at ``call_cocked_confidence`` (0.995)."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    for conf, unread, called in ((0.9714, 0.8968, False), (0.9883, 0.7544, False), (0.9898, 0.9957, False),
+                                 (0.998, 0.8968, True)):
+        s = opened(Script()).show(p1, cocked_throw(conf, unread=unread)).show(p1)
+        ses = session_run(s)
+        codes = codes_of(ses)
+        assert codes == ([("dice-cocked", Side.BLACK)] if called else []), (conf, unread, codes)
 
 
 def test_a_board_read_whole_mid_play_never_puts_a_sure_play_on_record_unsure() -> None:

@@ -6,9 +6,11 @@
     in each table; the second die of a pair is flat in the open, flat touching an obstacle (a checker,
     the rail, the bar or the other die: the hard negatives), leaning on one of them at a tilt of up to
     45 degrees, or resting on top of the other die.  Training seeds 30000-39999 (30270-30999: rich in
-    small tilts, :data:`LOW_TILT_SEEDS`); held-out 901500-901999 (the v2 mix).
-``python -m vision.training.pose train [--seed 7] [--epochs N] [--out MODEL.onnx] [--copies 2,4,6] [--no-found]``
-    Train on the training seeds of ``dice_pose`` plus the shared cache's dice; validation = seeds % 10 == 0.
+    small tilts, :data:`LOW_TILT_SEEDS`; 32000-32999: leaning as a played game leans them, two pairs a
+    table, :data:`GAME_LEAN_SEEDS`); held-out 901500-901999 and 904000-904479 (the v2 mix).
+``python -m vision.training.pose train [--seed 7] [--epochs N] [--out MODEL.onnx] [--copies 2,4,6] [--no-found] [--lean FIRST-LAST]``
+    Train on the training seeds of ``dice_pose`` plus the shared cache's dice (``--lean``: plus those
+    game-lean renders); validation = seeds % 10 == 0.
     Each die gives ``copies`` patches (flat, cocked, on-die) around its body's, its up face's and (unless
     ``--no-found``, which skips running the die stage) the die stage's found centre, jittered.
 ``python -m vision.training.pose merge DECIDE.onnx GATE.onnx [--out MODEL.onnx]``

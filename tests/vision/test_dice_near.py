@@ -69,8 +69,8 @@ def test_a_die_beside_a_found_die_is_looked_for() -> None:
     assert len(near) == 1 and near[0].face in (3, None), found
     assert len(_near(found, other)) == 1
     # without the near look (and the second look of sessions 8-14, only when fewer than two dice
-    # were found: since session 15 every frame's second look reads this peak too)
-    off = _run(frame, dataclasses.replace(DiceConfig(), near_look_edges=(0.0, 0.0), second_look_below=2))
+    # were found: since session 15 the second look of a frame that found a pair reads this peak too)
+    off = _run(frame, dataclasses.replace(DiceConfig(), near_look_edges=(0.0, 0.0), second_look_found_below=0))
     assert not _near(off, lean)
 
 

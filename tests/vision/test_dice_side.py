@@ -80,9 +80,9 @@ def _game_frame(seed: int, seq: int, every: bool = False) -> tuple[object, objec
 @pytest.mark.parametrize(("seed", "seq", "at", "face", "side", "off"), [
     # a flat 1 (green, camera 45 deg): its side toward the camera read alone, 15 mm off, as 4 at
     # 0.972 with the pose model's P(flat) 0.89 (not doubted): the check ran only below P(flat) 0.5
-    # (since session 15 the second look on every frame also reads its top, 1, which drops the side:
-    # off here, as before, to see the check's own fault)
-    (7446, 114, (250, 307), 1, 4, {"side_face_check_below": 0.0, "second_look_below": 2}),
+    # (since session 15 the second look of a frame that found a pair also reads its top, 1, which
+    # drops the side: off here, as before, to see the check's own fault)
+    (7446, 114, (250, 307), 1, 4, {"side_face_check_below": 0.0, "second_look_found_below": 0}),
     # a flat 5 (black on cork, 15 px): its side read 1 at 0.991, 19 mm off; one edge farther from
     # the camera the up face reads 5 at P(not a die) 0.059, above top_notdie_max's 0.05
     (7448, 114, (669, 267), 5, 1, {"side_face_away_max_notdie": 0.05}),

@@ -34,26 +34,32 @@ class DiceConfig:
     (unsure, speckled cork read as a die: 140/0/22/24/2 -> 143/0/22/21/3) and cost ~1 ms: 8.
     Re-centring off, 8 -> 12 -> 16 with ``detect_min_score`` 0.15: 876/0/144/140/1 ->
     882/0/146/132/1 -> 897/1/143/119/2 (a wrong face and a false 4)."""
-    second_look_below: int = 5
-    """When the stage finds fewer dice than this, the detector's next peaks are read
+    second_look_below: int = 2
+    """When the stage finds fewer dice than this (a pair is two), the detector's next peaks are read
     too (a second look, ``board.second_look``): peaks beyond ``detect_max_peaks`` or below
     ``detect_min_score``, down to ``second_look_min_score`` and up to ``second_look_peaks`` in all,
-    centred and read like the first ones, kept only when surely a die with a sure face (0: off).
+    the best ``second_look_max_reads`` of them centred and read like the first ones, kept only when
+    surely a die with a sure face (0: off; with more dice found, ``second_look_found_below``).
     Session 8, seen 900040-900339: of 56 missed dice, 13 had a peak the stage did not read ("peak
-    below the score or the peak limit": 14 by ``evaluate --why``), 9 of them read surely.
-    Sessions 8-14: 2 (a pair is two; only the frames missing a die paid).  Session 15: 5 (a board
-    holds at most four dice, a premature throw beside the mover's pair: every frame looks again).
-    In played games the die of a throw never found is mostly a die the detector ranks 9th-17th
-    (board texture and checkers above it) while the other die, or the mover's pair, is found: on the
-    missed outside-table, premature, wrong-distance and hit-not-to-bar throws of the seen s13f +
-    s14f games, 78 true dice never found or face-unread, 43 of them never found, and of those 12
-    read surely at the true centre with a peak of rank 1-17 within 9 mm (``/tmp/s15/dice/diag.py``).
-    With ``second_look_peaks`` 20 and ``second_look_max_reads`` 12: on those 54 re-rendered frames
-    (152 true dice) found 106 -> 114, faces right 74 -> 82, wrong 1 -> 1 (the same), phantoms 0 -> 0;
-    on session 14's 42 frames of phantom spots, the same 28 phantoms (none with a face) and nothing
-    else changed; seen 900040-900339 dice right / wrong / unsure / missed / false 495/0/59/46/1 ->
-    497/0/58/45/1, right-hand table 551/551 -> 552/552 (900133: a 3 ranked 13th; 900307: a 1 whose
-    side face the first look read 17 mm off, its top by the second look)."""
+    below the score or the peak limit": 14 by ``evaluate --why``), 9 of them read surely."""
+    second_look_found_below: int = 5
+    """When the stage finds at least ``second_look_below`` dice but fewer than this, the second look
+    still reads the best ``second_look_found_reads`` of those peaks (a board holds at most four dice,
+    a premature throw beside the mover's pair: 5 = every frame; until session 15 such frames never
+    looked again).  In played games the die of a throw never found is mostly a die the detector ranks
+    9th-17th (board texture and checkers above it) while the other die, or the mover's pair, is
+    found: on the missed outside-table, premature, wrong-distance and hit-not-to-bar throws of the
+    seen s13f + s14f games, 78 true dice never found or face-unread, 43 of them never found, and of
+    those 12 read surely at the true centre with a peak of rank 1-17 within 9 mm
+    (``/tmp/s15/dice/diag.py``).  Session 15, on those 54 re-rendered frames (152 true dice), found /
+    faces right / wrong / phantoms: sessions 8-14's look 106 / 74 / 1 / 0; every frame with 12 reads
+    (cb337ed) 114 / 82 / 1 / 0, but ~1.3 ms CPU more a 720p frame (paired bench, dice stage 9.0 ->
+    11.2 ms: the first readings of 12 more peaks); with this rule (6 reads when a pair is found, 12
+    when not) see ``second_look_found_reads``.  Session 14's 42 frames of phantom spots: the same 28
+    phantoms (none with a face), nothing else changed."""
+    second_look_found_reads: int = 6
+    """See ``second_look_found_below`` (each read ~0.1 ms CPU: the frames that find a pair pay for these
+    only)."""
     second_look_peaks: int = 20
     """See ``second_look_below`` (12 until session 15).  16 peaks down to score 0.1 read 2 more dice
     on 900040-900339 (489/0/64/47/1 against 487/0/64/49/1) and 1 more on 900340-900579 (395/0/42/43/0 against

@@ -227,6 +227,9 @@ class TrackerState:
     # one die of an early throw seen (its pair missed) while both of the mover's dice lay in place in his table:
     # (x, y, face) -- its pair read at the lift makes it the opponent's premature throw (Tracker._in_game)
     early_die: tuple[float, float, int] | None = None
+    # the opponent's early throw seen whole but a face unread, ``early_die`` read surely: its call waits for the lift
+    # (both faces read there: called as ``_early_pair`` calls; still unread: asked, as it was at once before)
+    early_wait: bool = False
     guess: bool = False  # the mover's throw was not read fully (``dice`` 0 = unread): inferred from the play
     early_guess: bool = False  # the early dice lying there were not put on record (faces unread)
     # a face of the mover's throw was read only after the dice landed (a die seen late, or its face read
@@ -294,6 +297,7 @@ class TrackerState:
             "marks_xy": [list(p) for p in self.marks_xy],
             "early": self.early,
             "early_die": None if self.early_die is None else list(self.early_die),
+            "early_wait": self.early_wait,
             "guess": self.guess,
             "early_guess": self.early_guess,
             "filled": self.filled,
@@ -342,6 +346,7 @@ class TrackerState:
                 marks_xy=tuple((float(x), float(y)) for x, y in d.get("marks_xy", ())),
                 early=bool(d.get("early", False)),
                 early_die=_early_die_from(d.get("early_die")),
+                early_wait=bool(d.get("early_wait", False)),
                 guess=bool(d.get("guess", False)),
                 early_guess=bool(d.get("early_guess", False)),
                 filled=bool(d.get("filled", False)),
@@ -1410,8 +1415,16 @@ class Tracker:
                 self.state = s = replace(s, early_die=(d.x, d.y, int(d.face or 0)))
             # ... and its pair read with it once the mover's dice are lifted: that throw came before the lift (7478 s12f
             # frame 183: black's 6-4 in place, white's early 6 read, his 3 missed until black lifted at frame 204)
+            wait = (not lifted and len(fresh) >= 2 and cfg.infer_missed_dice and not all(d.face_sure for d in fresh[:2])
+                    and (s.early_wait or (s.early_die is None and any(self._early_one(d, mover_dice) for d in fresh[:2]))))
+            if wait and not s.early_wait:
+                # the opponent's early throw, a face unread, one die read surely: called at the lift if both faces are
+                # read there (7559 s14f frame 172: Black's 2-4 while White's 6-2 lay, the 2 unread; both read at 193)
+                d = next(d for d in fresh[:2] if self._early_one(d, mover_dice))
+                self.state = s = replace(s, early_die=(d.x, d.y, int(d.face or 0)), early_wait=True)
             pair = lifted and self._early_pair(fresh)
-            if len(fresh) >= 2 and (not lifted or pair):  # the opponent threw before this play was complete
+            waited = lifted and s.early_wait and len(fresh) >= 2
+            if len(fresh) >= 2 and not wait and (not lifted or pair or waited):  # thrown before this play was complete
                 if s.guess:  # the mover's throw goes on record first (inferred from the board as it stands)
                     out += self._inferred_play(sc, seq, t)
                     if self.state.dice is None:  # taken back unplayed: these dice are his throw again
@@ -1440,7 +1453,7 @@ class Tracker:
                         early = [replace(e, unsure=True, note="dice thrown early? please check") for e in early]
                     out += early
                 self.state = replace(self.state, other_xy=tuple((d.x, d.y) for d in fresh[:2]), early_die=None,
-                                     other_faces=tuple(int(d.face) if d.face_sure and d.face else 0 for d in fresh[:2]))
+                                     early_wait=False, other_faces=tuple(int(d.face) if d.face_sure and d.face else 0 for d in fresh[:2]))
             if lifted and s.early and sc.board == s.start:
                 # an early throw lifted untouched: either it stood and could not be played (the turn
                 # ends), or the laws voided it (it is thrown again).  The laws know which: the
@@ -1888,7 +1901,7 @@ class Tracker:
                                                                           for d in dice[:2]),
                              dice_xy=tuple((d.x, d.y) for d in dice), other_xy=(), other_faces=(), stale_xy=(),
                              lying_xy=(),
-                             early=False, early_die=None,
+                             early=False, early_die=None, early_wait=False,
                              start=start, move=s.move + 1, guess=guess, start_sure=start_sure)
 
     def _early_faces(self, early: Sequence[SeenDie], s: TrackerState) -> None:

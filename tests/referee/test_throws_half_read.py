@@ -195,3 +195,25 @@ def test_a_premature_throw_keeps_the_faces_it_was_called_with_when_one_is_unread
     assert calls(ses) == [("premature-throw", Side.WHITE)]
     moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
     assert moves[-1].player is Side.WHITE and moves[-1].dice == (2, 1) and moves[-1].play == "13/11 6/5", moves
+
+
+def test_an_early_throw_with_a_face_unread_is_called_at_the_lift_when_both_faces_are_read_there() -> None:
+    """7559 s14f frames 172-193: Black threw his 2-4 while White's 6-2 lay in White's table; the 4 was read surely in
+    Black's table, the 2 face-unread: "dice thrown early, faces unread: please check", asked at once.  At White's lift
+    both faces were read (the 2 at 0.90).  Now the call waits for the lift: both faces read there, one die where the
+    surely read one lay showing its face, the premature throw is called; still unread there, asked as before."""
+    black = (sure(6, Area.LEFT_TABLE, B_SPOTS[0]), sure(4, Area.LEFT_TABLE, B_SPOTS[1]))
+    p2 = parse_play("24/18 13/9", P1, (6, 4)).after
+    white = (sure(6, Area.RIGHT_TABLE, W_SPOTS[0]), sure(2, Area.RIGHT_TABLE, W_SPOTS[1]))
+    p3 = parse_play("13/7 6/4", p2, (6, 2)).after
+    early4 = sure(4, Area.LEFT_TABLE, (640.0, 370.0))
+    early2 = sure(2, Area.LEFT_TABLE, (485.0, 220.0))
+    unread2 = replace(early2, face=None, face_confidence=0.5)
+    for at_lift, called in ((early2, True), (unread2, False)):
+        s = opened().show(P1, black).show(p2, black).show(p2)
+        s.show(p2, white).show(p2, (*white, unread2, early4)).show(p3, (*white, unread2, early4))
+        s.show(p3, (at_lift, early4))  # White lifts
+        ses = run(s)
+        assert calls(ses) == ([("premature-throw", Side.BLACK)] if called else []), (called, calls(ses))
+        if not called:
+            assert ses.stats.checks >= 1

@@ -240,12 +240,15 @@ def _board_of(p: Position) -> Board:
     return (*pts, (p.white[BAR], p.black[BAR]), (p.white[OFF], 0), (0, p.black[OFF]))
 
 
-def _moved(before: Position, side: Side, moves: Iterable[tuple[int, int]], *, hit_to: str = "bar") -> Position | None:
+def _moved(before: Position, side: Side, moves: Iterable[tuple[int, int]], *, hit_to: str = "bar",
+           off_hits: int | None = None) -> Position | None:
     """``before`` with ``side``'s checkers moved (start, end) in its own numbering (0 = off, 25 = bar);
-    a blot of the opponent on an end point is hit (to the bar, or off the board with ``hit_to="off"``);
-    None when a start is empty or an end is held by two or more of the opponent."""
+    a blot of the opponent on an end point is hit (to the bar, or off the board with ``hit_to="off"``: the first
+    ``off_hits`` checkers hit, every one when None); None when a start is empty or an end is held by two or more of
+    the opponent."""
     me = list(before.counts(side))
     opp = list(before.counts(side.opponent))
+    hits = 0
     for s, e in moves:
         if me[s] <= 0:
             return None
@@ -256,7 +259,9 @@ def _moved(before: Position, side: Side, moves: Iterable[tuple[int, int]], *, hi
                 return None
             if o == 1:
                 opp[25 - e] = 0
-                opp[OFF if hit_to == "off" else BAR] += 1
+                off = hit_to == "off" and (off_hits is None or hits < off_hits)
+                opp[OFF if off else BAR] += 1
+                hits += 1
         me[e] += 1
     try:
         return before.replace(side, tuple(me)).replace(side.opponent, tuple(opp))
@@ -297,9 +302,12 @@ def illegal_boards(before: Position, dice: Dice, plays: Iterable[Play]) -> dict[
                     e = st.end + delta
                     if 1 <= e <= 24 and e != st.start:
                         add(_moved(before, side, [*others, (st.start, e)]), "wrong_distance")
-            # a hit checker put off the board instead of on the bar
+            # a hit checker put off the board instead of on the bar: every one, or (a play hitting twice or more) only
+            # one of them, the others on the bar (7561 s14f frame 2667: 23/19*/18*, one white checker on the bar and
+            # one in the tray -- a board no family held, so the lifted play and its correction were judged legal)
             if st.hit:
                 add(_moved(before, side, [(x.start, x.end) for x in steps], hit_to="off"), "hit_not_to_bar")
+                add(_moved(before, side, [(x.start, x.end) for x in steps], hit_to="off", off_hits=1), "hit_not_to_bar")
     on_bar = me[BAR] > 0
     for s in range(1, 25):
         if me[s] <= 0:
@@ -366,8 +374,10 @@ def judge_play(before: Position, dice: Dice | tuple[int, int], looks: Sequence[L
         if _board_of(p.after) not in exclude:
             legal.setdefault(_board_of(p.after), p)
     illegal = {b: k for b, k in illegal_boards(before, d, plays).items() if b not in exclude}
-    if not legal:
+    if not legal and not (exclude and illegal):
         return Judgement(JudgementKind.UNSURE, _board_of(before), None, 0.0, 0.0)
+    # (every legal play excluded -- the roll's one legal play is the board it was corrected to: the illegal boards are
+    # still weighed, and only a call can come of it; 7563 s14f frame 1752, a forced 2-4 lifted early and corrected)
     scored: list[tuple[float, Board, bool]] = []
     log_prior_ill = math.log(cfg.illegal_prior)
     fault_of = _faults_of(before, d, corrected_to) if corrected_to is not None else None
@@ -386,7 +396,6 @@ def judge_play(before: Position, dice: Dice | tuple[int, int], looks: Sequence[L
     z = sum(math.exp(s - top) for s, _, _ in scored)
     post = [(math.exp(s - top) / z, b, is_legal) for s, b, is_legal in scored]
     legal_mass = sum(p for p, _, is_legal in post if is_legal)
-    best_legal = max((x for x in post if x[2]), key=lambda x: x[0])
     best_any = max(post, key=lambda x: x[0])
     if allow_illegal and not best_any[2]:
         # a confident reading contradicts every legal play and the board as it stood, or nothing is called
@@ -409,7 +418,9 @@ def judge_play(before: Position, dice: Dice | tuple[int, int], looks: Sequence[L
         if min(partial, ill - partial) <= cfg.kind_doubt * ill:
             b = best_any[1]
             return Judgement(JudgementKind.ILLEGAL, b, None, best_any[0], legal_mass, _doubtful(b, looks, cfg), illegal[b], True)
-    pb, b, _ = best_legal
+    if not legal:
+        return Judgement(JudgementKind.UNSURE, _board_of(before), None, 0.0, 0.0)
+    pb, b, _ = max((x for x in post if x[2]), key=lambda x: x[0])
     fits = _fits(b, looks, cfg)
     # the board as it stood (nothing played: a void throw taken back), when no legal play, shares the
     # posterior too: a legal play barely likelier than nothing played is never sure (7262 s6f: a cocked

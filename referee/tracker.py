@@ -216,6 +216,8 @@ class TrackerState:
     dice_xy: tuple[tuple[float, float], ...] = ()  # where the mover's dice lie
     other_xy: tuple[tuple[float, float], ...] = ()  # other dice on the board (void or premature)
     other_faces: tuple[int, ...] = ()  # the faces of ``other_xy`` as a premature throw went on record (0: unread)
+    # ... each read beyond a misread (``TrackerConfig.call_face_confidence``) then, else 0 (Tracker._take_early_throw)
+    other_firm: tuple[int, ...] = ()
     stale_xy: tuple[tuple[float, float], ...] = ()  # dice left lying after a turn (not a new throw)
     # dice read face-unread beside the mover's dice during his play (not his, not an early throw): one still lying
     # there alone, face unread, once he lifted is left lying, not the opponent's throw (Tracker._in_game)
@@ -292,6 +294,7 @@ class TrackerState:
             "dice_xy": [list(p) for p in self.dice_xy],
             "other_xy": [list(p) for p in self.other_xy],
             "other_faces": list(self.other_faces),
+            "other_firm": list(self.other_firm),
             "stale_xy": [list(p) for p in self.stale_xy],
             "lying_xy": [list(p) for p in self.lying_xy],
             "marks_xy": [list(p) for p in self.marks_xy],
@@ -341,6 +344,7 @@ class TrackerState:
                 dice_xy=tuple((float(x), float(y)) for x, y in d["dice_xy"]),
                 other_xy=tuple((float(x), float(y)) for x, y in d["other_xy"]),
                 other_faces=tuple(int(f) for f in d.get("other_faces", ())),
+                other_firm=tuple(int(f) for f in d.get("other_firm", ())),
                 stale_xy=tuple((float(x), float(y)) for x, y in d.get("stale_xy", ())),
                 lying_xy=tuple((float(x), float(y)) for x, y in d.get("lying_xy", ())),
                 marks_xy=tuple((float(x), float(y)) for x, y in d.get("marks_xy", ())),
@@ -891,6 +895,7 @@ class Tracker:
         # is taken once it lies where it lay (it rests), never while it still rolls (not journalled)
         self._dice_before: tuple[tuple[float, float], ...] = ()
         self._dice_now: tuple[tuple[float, float], ...] = ()
+        self._last: Scene | None = None  # the last scene accepted: a play in progress at the end is judged on it
 
     # ------------------------------------------------------------------ seats and tables
     def _right_table(self, side: Side) -> str:
@@ -963,12 +968,21 @@ class Tracker:
         return out
 
     def flush(self, t: float = 0.0) -> list[Emitted]:
-        """The end of the stream (or of the session): a held play goes on record as it stands."""
+        """The end of the stream (or of the session): a held play goes on record as it stands, and so does a play whose
+        throw was never seen (checkers moved with no die in sight: it ends when the next throw lands, and none will;
+        7576 s14f: Black's last play, his 5-1 taken for a void throw and picked up, was left off the record)."""
+        s = self.state
+        out: list[Emitted] = []
+        if (self.config.judge is not None and s.phase is Phase.PLAYING and s.guess and not s.dice_xy
+                and s.hold is None and s.start is not None and s.dice is not None and self._last is not None
+                and self._confident_change(s.start, self._last)):
+            out += self._lifted(self._last, s.seq, t)
+            self._note_turn(out)
         if self.state.hold is None:
-            return []
-        out = self._release(self.state.seq, t)
-        self._note_turn(out)
-        return out
+            return out
+        released = self._release(self.state.seq, t)
+        self._note_turn(released)
+        return out + released
 
     def _note_turn(self, out: list[Emitted]) -> None:
         """Keep ``turn_sure``: a play on record sent sure settles whose throw is next; anything unsure
@@ -1026,6 +1040,7 @@ class Tracker:
         self.state = replace(self.state, board=sc.board, board_sure=sc.sure,
                              cube_face=sc.cube[0] if sc.cube and sc.cube[0] is not None else self.state.cube_face,
                              cube_where=sc.cube[1] if sc.cube else self.state.cube_where)
+        self._last = sc
         st = self.state
         if (st.doubt and self.config.judge is not None and st.sent is not None and st.hold is None and st.fix is None
                 and st.phase in (Phase.TO_THROW, Phase.VOID_THROW)):
@@ -1453,7 +1468,10 @@ class Tracker:
                         early = [replace(e, unsure=True, note="dice thrown early? please check") for e in early]
                     out += early
                 self.state = replace(self.state, other_xy=tuple((d.x, d.y) for d in fresh[:2]), early_die=None,
-                                     early_wait=False, other_faces=tuple(int(d.face) if d.face_sure and d.face else 0 for d in fresh[:2]))
+                                     early_wait=False, other_faces=tuple(int(d.face) if d.face_sure and d.face else 0 for d in fresh[:2]),
+                                     other_firm=tuple(int(d.face) if d.face_sure and d.face
+                                                      and d.face_conf >= cfg.call_face_confidence else 0
+                                                      for d in fresh[:2]))
             if lifted and s.early and sc.board == s.start:
                 # an early throw lifted untouched: either it stood and could not be played (the turn
                 # ends), or the laws voided it (it is thrown again).  The laws know which: the
@@ -1899,8 +1917,8 @@ class Tracker:
                              filled=False,
                              weak=weak, landed_home=len(dice) >= 2 and all(self._owner_by_place(d) is s.turn
                                                                           for d in dice[:2]),
-                             dice_xy=tuple((d.x, d.y) for d in dice), other_xy=(), other_faces=(), stale_xy=(),
-                             lying_xy=(),
+                             dice_xy=tuple((d.x, d.y) for d in dice), other_xy=(), other_faces=(), other_firm=(),
+                             stale_xy=(), lying_xy=(),
                              early=False, early_die=None, early_wait=False,
                              start=start, move=s.move + 1, guess=guess, start_sure=start_sure)
 
@@ -1928,6 +1946,29 @@ class Tracker:
             self._start_play(early[:2], sc, seq, guess=s.early_guess)
             self.state = replace(self.state, early=not s.early_guess, early_guess=False)
             self._early_faces(early[:2], s)
+            self._early_firm(early[:2], s)
+
+    def _early_firm(self, early: Sequence[SeenDie], s: TrackerState) -> None:
+        """The premature throw (``early``, its dice now the mover's, started from state ``s``): a face read weak now but
+        read beyond a misread where that die lay when the throw went on record (``TrackerState.other_firm``), the same
+        face, is not weak (as :meth:`_firmed` firms a face read so during the play; a double only with both so).  7552
+        s14f frame 1636: Black's early 4 read at 0.999 when called premature (1615), at 0.985 at White's lift; his play
+        lifted with the 1 unplayed was asked, not called, for a 3-1 the 4 misread would have made legal."""
+        st = self.state
+        if not (st.early and st.weak and st.dice is not None and len(s.other_firm) == len(s.other_xy) == 2):
+            return
+        firm = []
+        for d in early:
+            k = min(range(2), key=lambda i: math.hypot(d.x - s.other_xy[i][0], d.y - s.other_xy[i][1]))
+            if s.other_firm[k] and d.face_sure and d.face == s.other_firm[k]:
+                firm.append(s.other_firm[k])
+        if st.dice[0] == st.dice[1] and len(firm) < 2:
+            return
+        weak = list(st.weak)
+        for f in firm:
+            if f in weak:
+                weak.remove(f)
+        self.state = replace(st, weak=tuple(weak))
 
     def _throw_event(self, thrower: Side, dice: Sequence[SeenDie], seq: int, t: float) -> list[Emitted]:
         """The throw as seen; a die whose face is read but whose place or flatness is unsure is taken
@@ -2322,10 +2363,20 @@ class Tracker:
         s = self.state
         cfg = self.config.judge
         assert s.hold is not None and cfg is not None
-        if (now.kind is not JudgementKind.LEGAL or now.play is None or s.fix is not None or s.hold[1] != s.sent
-                or self._moved_on):
+        if (now.play is None or now.unplayed or s.fix is not None or s.hold[1] != s.sent or self._moved_on):
             return []  # (a play from a board the laws do not have, or looks not of the lifted board: never called)
         roll = dice if 0 not in dice else _roll_of(now.play)
+        rolls_too: tuple[tuple[int, int], ...] = ()
+        if now.kind is not JudgementKind.LEGAL:
+            # a face unread: the board corrected to read surely, but a legal play of several rolls with the faces read
+            # (which one unsure): the lifted board is called only when under each of them it is illegal, named alike
+            if 0 not in dice:
+                return []
+            if roll is None:  # (a play of one die: the likeliest roll)
+                roll = judge_throw(before, dice, [sc.readings], cfg, weak=s.weak)[0]
+            rolls_too = self._rolls_to(before, dice, roll, now)
+            if not rolls_too:
+                return []
         if roll is None:
             return []
         # (a face inferred from the correction is the one the players corrected to; only the faces read
@@ -2355,6 +2406,9 @@ class Tracker:
                 old = alt
         if old.kind is not JudgementKind.ILLEGAL or self._in_doubt(before, roll, old.board, old.label):
             return []
+        if not all(self._illegal_alike(before, roll, r, now.board, old.board)
+                   and not self._in_doubt(before, r, old.board, old.label) for r in rolls_too):
+            return []
         mover = _side(s.hold[0])
         other_name = _named_otherwise(before, roll, old.board, old.label)
         out = [Emitted(DiceThrown(mover, (DieThrow(roll[0]), DieThrow(roll[1])), t=t), seq,
@@ -2366,6 +2420,47 @@ class Tracker:
                 Emitted(PositionObserved(now.play.after, t=t), seq, note="the illegal play corrected")]
         self.state = replace(s, hold=None, hold_throw=False, sent=now.board, known=True, fix=None)
         return out
+
+    def _rolls_to(self, before: Position, dice: tuple[int, int], roll: tuple[int, int], now: Judgement) -> tuple[
+            tuple[int, int], ...]:
+        """A correction judged with a face unread (``dice``, 0 unread) unsure only in its roll: the board corrected to
+        holds ``legal_margin`` of the posterior over every roll with the faces read, fits every region read surely, and
+        ``roll`` (the likeliest) shows the faces read.  The other rolls with those faces of which it is a legal play
+        (7581 s14f frame 2497: Black's 4 read, the 6 never, a White checker moved, corrected to a play of 6-4, 5-4 or
+        4-3); () when it is not so."""
+        cfg = self.config.judge
+        assert cfg is not None
+        faces = sorted(f for f in dice if f)
+        if (not now.fits or now.legal_mass < cfg.legal_margin or now.play is None
+                or any(faces.count(f) > roll.count(f) for f in faces)):
+            return ()
+        out = []
+        for r in ROLLS:
+            if _hi_lo(r) == _hi_lo(roll) or any(faces.count(f) > r.count(f) for f in faces):
+                continue
+            try:
+                if any(board_of(p.after) == now.board for p in _plays(before, r)):
+                    out.append(r)
+            except PositionError:
+                continue
+        return tuple(out)
+
+    def _illegal_alike(self, before: Position, roll: tuple[int, int], other: tuple[int, int], corrected: Board,
+                       lifted: Board) -> bool:
+        """Had the throw been ``other`` (the face unread another), ``lifted`` (called illegal under ``roll`` on the held
+        play's looks) is no legal play of it, the legal plays of it but ``corrected`` hold less than
+        ``illegal_max_legal`` of the posterior on those looks, and the laws name it alike (a play left incomplete or
+        not) under both rolls.  (The judge need not call it under ``other``: a hit checker put off the board in a 6-2
+        play is no family of 2-2's -- 7567 s14f frame 1241.)"""
+        cfg = self.config.judge
+        assert cfg is not None
+        play = next((p for p in _plays(before, other) if board_of(p.after) == corrected), None)
+        if play is None or _left_incomplete(before, other, lifted) is None:
+            return False
+        j = judge_play(before, other, self._looks, cfg, exclude=frozenset({corrected}), weak=(), corrected_to=play)
+        if j.legal_mass >= cfg.illegal_max_legal and not (j.kind is JudgementKind.ILLEGAL and j.board == lifted):
+            return False
+        return _left_incomplete(before, roll, lifted) == _left_incomplete(before, other, lifted)
 
     def _corrected_alike(self, before: Position, roll: tuple[int, int], other: tuple[int, int], corrected: Board,
                          lifted: Board) -> bool:

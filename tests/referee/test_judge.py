@@ -8,6 +8,7 @@ from referee.judge import (
     ConfidenceBin,
     JudgementKind,
     LikelihoodConfig,
+    _moved,
     doubt_of,
     illegal_boards,
     judge_play,
@@ -19,7 +20,7 @@ from referee.tracker import Scene, _weighed, board_of, doubt_with
 from rules.dice import Dice
 from rules.moves import legal_plays
 from rules.notation import parse_play
-from rules.position import Position, Side
+from rules.position import BAR, OFF, Position, Side
 from vision.observation import CountReading
 
 START = Position.initial()
@@ -228,3 +229,37 @@ def test_an_illegal_board_whose_moved_checkers_are_read_at_confidence_0_is_not_c
         lk[i] = replace(lk[i], confidence=0.5)
     j = judge_play(pos, d, [tuple(lk)], weak=())
     assert j.kind is JudgementKind.ILLEGAL and j.label == "wrong_distance"
+
+
+def test_a_play_hitting_twice_with_one_hit_checker_put_off_the_board_is_called_hit_not_to_bar() -> None:
+    """7561 s14f frame 2667: a play hitting two blots, one hit checker put on the bar and the other off the board (in
+    its tray), the board read whole.  No family held that board (only every hit checker off): the play was judged
+    the likeliest legal one, unsure, and its correction legal -- never called."""
+    pos = Position.from_points({24: 2, 13: 5, 8: 3, 6: 5}, {24: 2, 13: 5, 8: 3, 7: 3, 6: 1, 5: 1}, Side.WHITE)
+    played = after(pos, (4, 1), "24/20*/19*")
+    black = list(played.counts(Side.BLACK))
+    assert black[BAR] == 2
+    black[BAR], black[OFF] = 1, 1  # one of the two put aside, off the board
+    bad = played.replace(Side.BLACK, tuple(black))
+    assert illegal_boards(pos, Dice(4, 1), legal_plays(pos, Dice(4, 1))).get(board_of(bad)) == "hit_not_to_bar"
+    j = judge_play(pos, Dice(4, 1), [look(bad)], weak=())
+    assert j.kind is JudgementKind.ILLEGAL and j.board == board_of(bad) and j.label == "hit_not_to_bar"
+
+
+def test_a_play_lifted_early_and_corrected_to_the_rolls_one_legal_play_is_called() -> None:
+    """7563 s14f frame 1752: the roll had one legal play; the play was lifted with a die unplayed, then corrected to
+    that play.  Judging the lifted board with the board corrected to excluded left no legal play, and the judge gave
+    up (unsure, nothing weighed): the incomplete play was never called.  The illegal boards are weighed still."""
+    pos = Position.from_points({25: 1, 6: 14}, {1: 2, 2: 2, 3: 2, 6: 3, 7: 2, 8: 2, 9: 2}, Side.WHITE)
+    plays = legal_plays(pos, Dice(4, 2))
+    assert [p.notation() for p in plays] == ["bar/21 6/4"]
+    forced = next(iter(plays))
+    half = _moved(pos, Side.WHITE, [(25, 21)])  # bar/21, the 2 left unplayed
+    assert half is not None
+    j = judge_play(pos, Dice(4, 2), [look(half)], exclude=frozenset({board_of(forced.after)}), weak=(),
+                   corrected_to=forced)
+    assert j.kind is JudgementKind.ILLEGAL and j.board == board_of(half) and j.label == "incomplete"
+    # the lifted board read unsure where the checker moved: no call, and the judge does not fail
+    j = judge_play(pos, Dice(4, 2), [look(half, unsure={21: 0.3, 25: 0.3})], exclude=frozenset({board_of(forced.after)}),
+                   weak=(), corrected_to=forced)
+    assert j.kind is JudgementKind.UNSURE and j.play is None

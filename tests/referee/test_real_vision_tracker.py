@@ -306,6 +306,26 @@ def test_a_play_illegal_whatever_its_unread_face_is_held_not_taken_back_and_call
     assert _lifted_then(p1, landed, lifted).stats.infractions == 0
 
 
+def test_a_play_illegal_whatever_its_unread_face_is_called_when_corrected_to_a_play_of_several_rolls() -> None:
+    """7581 s14f frame 2497: Black's 4 read, his other die never; he moved one of White's checkers and lifted (held:
+    illegal whatever the unread face), then corrected, with no throw, to a play of 6-4, 5-4 and 4-3 alike: which roll
+    is unsure, and nothing was called.  Here the 2 is read, the other face not; White's checker moved 8/6 (Black's
+    wrong colour under every roll with a 2), corrected to 13/5, a play of 6-2 and of 2-2: under both the lifted board is
+    an illegal play, named alike -- called.  Corrected to a board read unsure, nothing is called."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    landed = (sure_face(die(2, Area.LEFT_TABLE, B_SPOTS[0])), unread(die(6, Area.LEFT_TABLE, B_SPOTS[1])))
+    lifted = _moved(p1, Side.WHITE, [(8, 6)])
+    assert lifted is not None
+    corrected = after(p1, (6, 2), "13/5")
+    black = p1.with_turn(Side.BLACK)
+    assert board_of(parse_play("13/5", black, (2, 2)).after) == board_of(corrected)  # (a 2-2 play too)
+    ses = _lifted_then(p1, landed, lifted, corrected)
+    assert codes_of(ses) == [("illegal-play", Side.BLACK)]
+    last = ses.machine.match_record().games[0].actions[-1]
+    assert isinstance(last, Move) and last.play in ("13/7/5", "13/11/5", "13/5", "13/11/9/7/5")
+    assert _lifted_then(p1, landed, lifted).stats.infractions == 0
+
+
 def test_a_face_read_only_during_the_play_never_makes_an_accusation() -> None:
     """7215 r3: a face unread when the dice landed was read (wrongly) mid-play; the play is judged with it
     but never called illegal on it (``TrackerState.filled``)."""

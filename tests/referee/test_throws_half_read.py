@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from referee.judge import _moved
 from referee.tracker import Tracker, TrackerState, board_of
 from rules.laws.events import DiceThrown
 from rules.laws.verdicts import VerdictKind
@@ -217,3 +218,38 @@ def test_an_early_throw_with_a_face_unread_is_called_at_the_lift_when_both_faces
         assert calls(ses) == ([("premature-throw", Side.BLACK)] if called else []), (called, calls(ses))
         if not called:
             assert ses.stats.checks >= 1
+
+
+def test_a_premature_face_read_beyond_a_misread_when_called_is_not_weak_when_read_weaker_at_the_lift() -> None:
+    """7552 s14f frames 1615-1677: Black's early 1-4 called premature with the 4 read at 0.999; at White's lift the 4
+    read at 0.985; Black played the 4 alone and lifted (the 1 unplayed).  A 3-1 (22/19/18) would have made that a legal
+    play, so with the 4 taken as weak it was asked, never called.  The 4 read beyond a misread where that die lay when
+    the throw went on record is not weak: called, a play left incomplete.  Read weak then too, it is asked."""
+    for firm, expected in ((0.9995, [("premature-throw", Side.WHITE), ("incomplete-play", Side.WHITE)]),
+                           (0.985, [("premature-throw", Side.WHITE)])):
+        early = (replace(die(4, Area.RIGHT_TABLE, (200.0, 300.0)), face_confidence=firm),
+                 sure(1, Area.RIGHT_TABLE, (120.0, 180.0)))
+        weak4 = replace(early[0], face_confidence=0.985)
+        half = _moved(P2.with_turn(Side.WHITE), Side.WHITE, [(13, 9)])  # the 4 played, the 1 left
+        assert half is not None
+        s = opened().show(P1, BLACK_64).show(P2, BLACK_64)
+        s.show(P2, (*BLACK_64, *early))  # White throws early: called
+        s.show(P2, (weak4, early[1]))  # Black lifts; White's 4 read weaker now
+        s.show(half, (weak4, early[1])).show(half)  # White plays the 4 alone and lifts
+        s.show(half, (sure(5, Area.LEFT_TABLE, B_SPOTS[0]), sure(3, Area.LEFT_TABLE, B_SPOTS[1])))  # Black's next throw
+        assert calls(run(s)) == expected, firm
+
+
+def test_a_play_whose_throw_was_never_seen_goes_on_record_when_the_stream_ends() -> None:
+    """7576 s14f (the recording's last turn): Black's throw was taken for a void one and picked up, then his checkers
+    moved with no die in sight -- a play whose throw was never seen, which ends when the next throw lands.  The stream
+    ended first, and the play was left off the record (the exports differed at the last move).  At the end it goes on
+    record as it stands, its throw inferred from it (unsure: never an accusation)."""
+    s = opened().show(P1).show(P2)  # Black's 6-4 never seen, his checkers moved
+    ses = run(s)
+    moves = [a for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)]
+    assert moves[-1].player is Side.BLACK and moves[-1].dice == (6, 4) and moves[-1].play == "24/18 13/9", moves
+    assert calls(ses) == []
+    # the stream ending with the board as the laws have it: nothing is added
+    ses = run(opened().show(P1))
+    assert [a.player for a in ses.machine.match_record().games[0].actions if isinstance(a, Move)] == [Side.WHITE]

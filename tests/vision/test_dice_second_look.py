@@ -1,7 +1,7 @@
 """The second look on every frame (session 15): a die the detector ranks below board texture is read
 even when other dice were found.
 
-In played games the die of a throw never found was mostly one the detector ranked 9th-17th while the
+In played games the die of a throw never found was mostly one the detector ranked 11th-18th while the
 other die (or, in a premature throw, the mover's pair) was found, so the second look, run only when
 fewer than two dice were found, never read it (``DiceConfig.second_look_found_below``,
 ``second_look_found_reads``; and ``second_look_peaks``, ``second_look_max_reads`` when it ran).

@@ -47,10 +47,10 @@ class DiceConfig:
     still reads the best ``second_look_found_reads`` of those peaks (a board holds at most four dice,
     a premature throw beside the mover's pair: 5 = every frame; until session 15 such frames never
     looked again).  In played games the die of a throw never found is mostly a die the detector ranks
-    9th-17th (board texture and checkers above it) while the other die, or the mover's pair, is
+    11th-18th (board texture and checkers above it) while the other die, or the mover's pair, is
     found: on the missed outside-table, premature, wrong-distance and hit-not-to-bar throws of the
     seen s13f + s14f games, 78 true dice never found or face-unread, 43 of them never found, and of
-    those 12 read surely at the true centre with a peak of rank 1-17 within 9 mm
+    those 12 read surely at the true centre with a peak ranked 2nd-18th within 9 mm
     (``/tmp/s15/dice/diag.py``).  Session 15, on those 54 re-rendered frames (152 true dice), found /
     faces right / wrong / phantoms: sessions 8-14's look 106 / 74 / 1 / 0; every frame with 12 reads
     (cb337ed) 114 / 82 / 1 / 0, but ~1.3 ms CPU more a 720p frame (paired bench, dice stage 9.0 ->
@@ -59,7 +59,11 @@ class DiceConfig:
     phantoms (none with a face), nothing else changed."""
     second_look_found_reads: int = 6
     """See ``second_look_found_below`` (each read ~0.1 ms CPU: the frames that find a pair pay for these
-    only)."""
+    only).  On the 54 game frames: 6 reads 114 / 82 / 1 / 0 (as 12), 4 reads 111 / 79 / 1 / 0.  Seen
+    900040-900339 497/0/58/45/1, right-hand table 552/552 (as cb337ed).  Paired ``bgref bench vision
+    --frames 20 --repeats 11`` against session 14's code, dice stage CPU at 720p 9.31 -> 11.62, 9.26 ->
+    9.69, 7.58 -> 9.42 ms, at 1080p 9.87 -> 10.97, 9.87 -> 11.23, 9.32 -> 10.92 ms; interleaved in one
+    process on 900000-900019 at 720p 7.71 -> 8.51 ms: about +0.8 to +1.9 ms a 720p frame."""
     second_look_peaks: int = 20
     """See ``second_look_below`` (12 until session 15).  16 peaks down to score 0.1 read 2 more dice
     on 900040-900339 (489/0/64/47/1 against 487/0/64/49/1) and 1 more on 900340-900579 (395/0/42/43/0 against

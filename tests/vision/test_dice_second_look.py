@@ -10,13 +10,12 @@ fewer than two dice were found, never read it (``DiceConfig.second_look_found_be
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.vision.renders import rendered_frames
 from vision.config import VisionConfig
 from vision.dice.board import DiceSearch, read_dice
 from vision.dice.classify import FaceClassifier
@@ -29,19 +28,7 @@ OLD = replace(DiceConfig(), second_look_found_below=0, second_look_peaks=12, sec
 @pytest.fixture(scope="module")
 def frames(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[Any, Any, dict[str, Any]]]:
     """Rendered seeds 900133 and 900307 (1280x720, ~3 s each to render; seen slot-evaluation scenes)."""
-    from vision.training.rendered import profile_for, rendered
-
-    folder = tmp_path_factory.mktemp("renders")
-    old = os.environ.get("BGREF_RENDER_CACHE")
-    os.environ["BGREF_RENDER_CACHE"] = str(Path(folder))
-    try:
-        rs = {s: rendered(s, 1280, 720) for s in (900133, 900307)}
-    finally:
-        if old is None:
-            del os.environ["BGREF_RENDER_CACHE"]
-        else:
-            os.environ["BGREF_RENDER_CACHE"] = old
-    return {s: (r.image(), profile_for(r.truth), r.truth) for s, r in rs.items()}
+    return rendered_frames(tmp_path_factory.mktemp("renders"), (900133, 900307))
 
 
 def _read(frame: tuple[Any, Any, dict[str, Any]], dcfg: DiceConfig) -> tuple[Any, ...]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
+from tests.vision.renders import rendered_frames
 from vision.config import VisionConfig
 from vision.dice.board import DiceSearch, read_dice
 from vision.dice.classify import FaceClassifier
@@ -19,21 +19,7 @@ def frame_902793(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, obje
     """Rendered seed 902793 (1280x720, ~3 s to render): two green dice, a flat 2 and a 5, a hand
     elsewhere on the board.  The detector finds the 2's side face toward the camera (18 mm off the
     die, on the plane of its top), not its top; that side reads 4 at 0.99."""
-    import os
-
-    from vision.training.rendered import profile_for, rendered
-
-    folder = tmp_path_factory.mktemp("renders")
-    old = os.environ.get("BGREF_RENDER_CACHE")
-    os.environ["BGREF_RENDER_CACHE"] = str(Path(folder))
-    try:
-        r = rendered(902793, 1280, 720)
-    finally:
-        if old is None:
-            del os.environ["BGREF_RENDER_CACHE"]
-        else:
-            os.environ["BGREF_RENDER_CACHE"] = old
-    return r.image(), profile_for(r.truth), r.truth
+    return rendered_frames(tmp_path_factory.mktemp("renders"), (902793,))[902793]
 
 
 def _near(found: tuple[object, ...], x: float, y: float, r: float) -> list[object]:

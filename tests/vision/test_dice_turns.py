@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.vision.renders import rendered_frames
 from vision.config import VisionConfig
 from vision.dice.board import DiceSearch, read_dice
 from vision.dice.classify import FaceClassifier
@@ -40,19 +39,7 @@ def frames(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[object, 
     """Rendered seen seeds (1280x720, ~3 s each).  900069 (defocus sigma 0.67): a flat 4 whose four
     turns all read 4 (0.99, 0.85, 0.82, 0.51; face-check P(flat) 0.99), and a flat 1 read surely.  900044
     (sigma 1.05): a flat 5 whose turns read 5, 4, 5, 5, and a flat 1 whose turns read 2, 2, 2, 1."""
-    from vision.training.rendered import profile_for, rendered
-
-    folder = tmp_path_factory.mktemp("renders")
-    old = os.environ.get("BGREF_RENDER_CACHE")
-    os.environ["BGREF_RENDER_CACHE"] = str(Path(folder))
-    try:
-        rs = {s: rendered(s, 1280, 720) for s in (900044, 900069)}
-    finally:
-        if old is None:
-            del os.environ["BGREF_RENDER_CACHE"]
-        else:
-            os.environ["BGREF_RENDER_CACHE"] = old
-    return {s: (r.image(), profile_for(r.truth), r.truth) for s, r in rs.items()}
+    return rendered_frames(tmp_path_factory.mktemp("renders"), (900044, 900069))
 
 
 def _read(frame: tuple[object, object, dict[str, object]], dcfg: DiceConfig) -> dict[int, object]:

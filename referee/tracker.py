@@ -873,8 +873,17 @@ def _whole(board: Sequence[tuple[int, int]]) -> bool:
             and not any(w and b for w, b in board[:25]))
 
 
+def _within(xy: tuple[float, float], places: Sequence[tuple[float, float]], mm: float) -> bool:
+    return any(math.hypot(xy[0] - x, xy[1] - y) <= mm for x, y in places)
+
+
 def _near(d: SeenDie, places: Sequence[tuple[float, float]], mm: float) -> bool:
-    return any(math.hypot(d.x - x, d.y - y) <= mm for x, y in places)
+    return _within((d.x, d.y), places, mm)
+
+
+def _nearest(d: SeenDie, places: Sequence[tuple[float, float]]) -> int:
+    """The index of the place of ``places`` nearest ``d``."""
+    return min(range(len(places)), key=lambda i: math.hypot(d.x - places[i][0], d.y - places[i][1]))
 
 
 def _near_any(xy: tuple[float, float], dice: Sequence[SeenDie], mm: float) -> bool:
@@ -1912,7 +1921,7 @@ class Tracker:
         mm = self.config.same_die_mm
         unread = [d for d in sc.dice if not d.face_sure]
         marks = s.marks_xy + tuple(xy for xy in s.stale_xy if not _near_any(xy, dice, mm) and _near_any(xy, unread, mm)
-                                   and not any(math.hypot(xy[0] - x, xy[1] - y) <= mm for x, y in s.marks_xy))
+                                   and not _within(xy, s.marks_xy, mm))
         self.state = replace(s, known=known, marks_xy=marks, doubt=doubt, phase=Phase.PLAYING, dice=(faces[0], faces[1]),
                              filled=False,
                              weak=weak, landed_home=len(dice) >= 2 and all(self._owner_by_place(d) is s.turn
@@ -1932,7 +1941,7 @@ class Tracker:
                 and any(not d.face_sure for d in early)):
             faces, weak = [], list(st.weak)
             for d in early:
-                k = min(range(2), key=lambda i: math.hypot(d.x - s.other_xy[i][0], d.y - s.other_xy[i][1]))
+                k = _nearest(d, s.other_xy)
                 faces.append(s.other_faces[k] if not d.face_sure else int(d.face or 1))
                 if not d.face_sure:
                     weak.append(s.other_faces[k])
@@ -1959,7 +1968,7 @@ class Tracker:
             return
         firm = []
         for d in early:
-            k = min(range(2), key=lambda i: math.hypot(d.x - s.other_xy[i][0], d.y - s.other_xy[i][1]))
+            k = _nearest(d, s.other_xy)
             if s.other_firm[k] and d.face_sure and d.face == s.other_firm[k]:
                 firm.append(s.other_firm[k])
         if st.dice[0] == st.dice[1] and len(firm) < 2:

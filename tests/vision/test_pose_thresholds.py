@@ -42,13 +42,14 @@ def test_pose_seed_range() -> None:
 
 
 def test_held_out_pose_seeds_include_session_11s_fresh_set_and_no_training_seed() -> None:
-    """Session 11's fresh seeds 904080-904159, session 12's 904160-904239 and session 13's 904240-904319, session 14's 904320-904399 and session 15's
-    904400-904479 render and evaluate as held out; a seed past them, or a training seed, does not (``render`` refuses it before tracing anything)."""
+    """Session 11's fresh seeds 904080-904159, session 12's 904160-904239 and session 13's 904240-904319, session 14's 904320-904399, session 15's
+    904400-904479 and session 16's 904480-904559 render and evaluate as held out; a seed past them, or a training seed, does not (``render`` refuses it before tracing anything)."""
     from vision.training.pose import POSE_TRAIN_SEEDS, held_out, render_pose
 
     assert held_out(904080) and held_out(904159) and held_out(904000)
     assert held_out(904239) and held_out(904240) and held_out(904319)
     assert held_out(904320) and held_out(904399) and held_out(904400) and held_out(904479)
-    assert not held_out(904480) and not any(held_out(s) for s in (POSE_TRAIN_SEEDS.start, POSE_TRAIN_SEEDS.stop - 1))
-    with pytest.raises(ValueError, match="904480"):
-        render_pose(904480, 1)
+    assert held_out(904480) and held_out(904559)
+    assert not held_out(904560) and not any(held_out(s) for s in (POSE_TRAIN_SEEDS.start, POSE_TRAIN_SEEDS.stop - 1))
+    with pytest.raises(ValueError, match="904560"):
+        render_pose(904560, 1)

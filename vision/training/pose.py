@@ -48,10 +48,10 @@ POSE_RENDERS = "dice_pose"
 """Folder (under the render cache) of the pose renders."""
 POSE_TRAIN_SEEDS = range(30_000, 40_000)
 POSE_EVAL_SEEDS = range(901_500, 902_000)
-POSE_FRESH_SEEDS = range(904_000, 904_480)
+POSE_FRESH_SEEDS = range(904_000, 904_560)
 """Fresh held-out pose seeds: 904000-904079 session 10's, 904080-904159 session 11's, 904160-904239
-session 12's, 904240-904319 session 13's, 904320-904399 session 14's (seen since), 904400-904479 session
-15's (901500-901999 were all measured by sessions 4-9: seen)."""
+session 12's, 904240-904319 session 13's, 904320-904399 session 14's, 904400-904479 session 15's (seen
+since), 904480-904559 session 16's (901500-901999 were all measured by sessions 4-9: seen)."""
 
 
 def held_out(seed: int) -> bool:

@@ -109,6 +109,13 @@ class TrackerConfig:
     # flat/cocked was unread at 0.9957, rules out counting such a die; 7513, 7520 0.9883, 0.9714 beside 0.75, 0.90;
     # 7400 a phantom at 0.9942 beside 0.81).  A bare 0.97 would have called 7520 (a wrong name)
     call_cocked_paired_confidence: float = 0.97
+    # ... and only when some die of the throw shows its face read (``face_confidence``): the reader drops the face of
+    # a die it reads cocked, so a call on a throw with every face unread rests on that one pose reading alone.
+    # 7603 s15f frame 3277: Black's 2-2 lay flat, one die read cocked at 0.9994, the other's face and flat/cocked
+    # unread (0.977): a false alarm.  In every scene the call was made on in the seven seen sets (24 calls) no die
+    # read cocked had its face read; the other die's face was unread in 3: 7603 (flat), 7604 s15f frame 1460 (cocked,
+    # 0.9991 beside 0.9346) and 7494 s12f frame 261 (cocked, 0.9957 beside 0.9939) -- not told apart by any bar
+    cocked_call_needs_face: bool = True
     # real vision: dice lying in the opponent's right-hand table are not called wrong-table when they land, when
     # the throws leaving the player on roll no play (on the bar, blocked) are at least this likely: his whole
     # turn (the throw missed, no checker moved) may have passed unseen and the dice be the opponent's.  They are
@@ -942,6 +949,8 @@ class Tracker:
         cfg = self.config
         paired = any(o is not d and o.flat_conf >= cfg.cocked_confidence for o in thrown)
         bar = min(cfg.call_cocked_confidence, cfg.call_cocked_paired_confidence) if paired else cfg.call_cocked_confidence
+        if cfg.cocked_call_needs_face and not any(o.face_sure for o in thrown):
+            return False  # every face of the throw unread: the call would rest on one pose reading (7603 s15f)
         return (not d.flat and not d.on_die and d.cocked_conf >= bar
                 and (d.area in (self._right_table(thrower), Area.RAIL.value) or d.edge))
 

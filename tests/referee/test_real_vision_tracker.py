@@ -866,6 +866,23 @@ def test_a_die_read_cocked_beside_a_die_whose_flat_or_cocked_is_unread_needs_the
         assert codes == ([("dice-cocked", Side.BLACK)] if called else []), (conf, unread, codes)
 
 
+def test_a_die_read_cocked_is_not_called_when_every_face_of_the_throw_is_unread() -> None:
+    """7603 s15f frame 3277: BLACK's 2-2 lay flat in his right-hand table; the pose head read one die cocked at 0.9994
+    (its face dropped, as the reader drops the face of every die it reads cocked) and the other die's face unread and
+    its flat/cocked unread (None at 0.977): "dice-cocked by black", a false alarm resting on that one pose reading.
+    With no face of the throw read the die is not called (the throw is played on as one read in part); with the other
+    die's face read (7614 s15f frame 250: the 1 at 0.9845, flat/cocked None at 0.9257, the cocked die at 0.9991) it
+    still is."""
+    p1 = after(START, (5, 3), "8/3 6/3")
+    for other_face, called in ((None, False), (1, True)):
+        flat, cocked = cocked_throw(0.9994, unread=0.977)
+        flat = replace(flat, face=other_face, face_confidence=0.5 if other_face is None else 0.9845)
+        s = opened(Script()).show(p1, (flat, cocked)).show(p1)
+        ses = session_run(s)
+        codes = codes_of(ses)
+        assert codes == ([("dice-cocked", Side.BLACK)] if called else []), (other_face, codes)
+
+
 def test_a_board_read_whole_mid_play_never_puts_a_sure_play_on_record_unsure() -> None:
     """``bgref demo`` seed 1 (session 6's slot model): a frame read whole while the opening dice still lay
     there went to the laws mid-play; at the lift the play's start differed from that board, so the sure

@@ -26,7 +26,7 @@ DICE = DiceConfig()
 def choose(g: list[FaceGuess], vote_notdie: float, vote_share: float, min_probability: float) -> tuple[int, FaceGuess]:
     """The most die-like of one candidate's re-read crops (index, reading); its face probability is
     capped at 0.5 (unsure) unless the die-like crops agree on the face (``vote_share`` of their
-    weight) and it reaches ``min_probability``."""
+    weight, :func:`_vote_share`) and it reaches ``min_probability``."""
     j = min(range(len(g)), key=lambda k: g[k].doubt)
     best = g[j]
     if _vote_share(g, best.face, vote_notdie) < vote_share or best.probability < min_probability:
@@ -187,11 +187,16 @@ def _turns_reading(probs: npt.NDArray[np.float32]) -> tuple[FaceGuess, float]:
 
 
 def _vote_share(g: list[FaceGuess], face: int, vote_notdie: float) -> float:
-    """The share of the die-like readings' weight (1 - P(not a die), those below ``vote_notdie``)
-    that reads ``face`` (1.0 when none is die-like)."""
+    """The share of the die-like readings' weight ((1 - P(not a die)) x P(face), those below
+    ``vote_notdie``) that reads ``face`` (1.0 when none is die-like).  Weighed by P(face) (session 16):
+    on game frames the squares shifted toward one side of a flat die (a row of the 3 x 3 grid) read a
+    weak 2 (P 0.39-0.60) while the other six read its face at 0.73-0.97, which capped a face the
+    turned check read surely (7588 f1495, a 5 and a 1); weighed by (1 - P(not a die)) only, their
+    share was 0.67 < ``top_vote_share``.  Seen: 39 re-rendered s15f game frames faces right 52 -> 56
+    of 102, slots 900040-900339 498 -> 503 of 600, wrong faces and phantoms unchanged."""
     agree = [a for a in g if a.not_die < vote_notdie]
-    wsum = sum(1 - a.not_die for a in agree)
-    return sum(1 - a.not_die for a in agree if a.face == face) / wsum if wsum > 0 else 1.0
+    wsum = sum((1 - a.not_die) * a.probability for a in agree)
+    return sum((1 - a.not_die) * a.probability for a in agree if a.face == face) / wsum if wsum > 0 else 1.0
 
 
 def face_needed(p_flat: float, config: VisionConfig, dcfg: DiceConfig = DICE) -> float:

@@ -116,6 +116,9 @@ class TrackerConfig:
     # read cocked had its face read; the other die's face was unread in 3: 7603 (flat), 7604 s15f frame 1460 (cocked,
     # 0.9991 beside 0.9346) and 7494 s12f frame 261 (cocked, 0.9957 beside 0.9939) -- not told apart by any bar
     cocked_call_needs_face: bool = True
+    # real vision: a die at the mover's lift in his own table, showing a face none of his shows, this far from every
+    # place his dice lay, is no die of his pushed aside by the hand (Tracker._pushed_aside); 0 turns it off
+    pushed_aside_mm: float = 40.0
     # real vision: dice lying in the opponent's right-hand table are not called wrong-table when they land, when
     # the throws leaving the player on roll no play (on the bar, blocked) are at least this likely: his whole
     # turn (the throw missed, no checker moved) may have passed unseen and the dice be the opponent's.  They are
@@ -1508,7 +1511,7 @@ class Tracker:
                 his = s.dice
                 if st.inferred_sure and st.last is not None and st.last[0] == turn.letter and self._settled(st):
                     his = st.last[2]  # (a face was unread: the roll his play showed surely)
-                if len(landed) > len(fresh) and not self._pushed_aside(landed, his):
+                if len(landed) > len(fresh) and not self._pushed_aside(landed, his, s.dice_xy):
                     # the mover's dice lifted and new dice in his own right-hand table: not his (they lie elsewhere
                     # than his dice lay), so the opponent's throw, in the wrong table (outside table: 7274, 7276,
                     # 7278, 7280-7285 s6g, lost until now: the scene was accepted once and the dice never judged)
@@ -1771,16 +1774,22 @@ class Tracker:
         return [Emitted(DiceThrown(turn, (dice[0], dice[1]), t=t), seq,
                         note=f"dice read {seen} in the opponent's right-hand table: void whatever the faces")]
 
-    def _pushed_aside(self, dice: Sequence[SeenDie], faces: tuple[int, int] | None) -> bool:
+    def _pushed_aside(self, dice: Sequence[SeenDie], faces: tuple[int, int] | None,
+                      lay: tuple[tuple[float, float], ...] = ()) -> bool:
         """``dice`` may be the mover's own dice moved by the hand rather than lifted: his faces are not known,
         a face is unread, or they show his faces (one die: one of them) -- then they are no new throw.  A die read
         beyond a misread (``call_face_confidence``) showing a face none of his shows is not his, whatever the other
         die shows (7522 s13f frame 381: Black's 4-1 in White's table at White's lift, the 1 read at 1.0 after White's
-        2-2, the 4 unread: taken for White's dice pushed aside, the wrong table never judged)."""
+        2-2, the 4 unread: taken for White's dice pushed aside, the wrong table never judged).  Nor is a die read
+        (``face_confidence``) showing a face none of his shows that lies ``pushed_aside_mm`` or more from every place
+        his dice ``lay`` (7599, 7602, 7603, 7621 s15f: the next throw landed in his table as he lifted, a face read
+        0.90-0.96, not one of his, 46-148 mm from where his dice lay; the other face unread)."""
         if faces is None or 0 in faces:
             return True
-        if any(d.face_sure and d.face and d.face not in faces and d.face_conf >= self.config.call_face_confidence
-               for d in dice[:2]):
+        cfg = self.config
+        if any(d.face_sure and d.face and d.face not in faces
+               and (d.face_conf >= cfg.call_face_confidence
+                    or (cfg.pushed_aside_mm > 0 and bool(lay) and not _near(d, lay, cfg.pushed_aside_mm))) for d in dice[:2]):
             return False
         if any(not d.face_sure or d.face is None for d in dice):
             return True

@@ -143,9 +143,11 @@ def test_dice_at_the_movers_lift_showing_a_face_none_of_his_shows_are_the_next_t
     """7522 s13f frame 381: White's 2-2 lifted and, in the same scene, Black's 4-1 lay in White's table, the 1 read at
     1.0 and the 4 unread; with a face unread they were taken for White's own dice pushed aside by the hand, and the
     wrong table was never judged.  A die read beyond a misread (0.995) showing a face the mover's roll does not have
-    is not his: the throw is judged (here: called).  Read at 0.99 only, or showing one of his faces, as before."""
-    cases = ((sure(2, Area.LEFT_TABLE, (420.0, 230.0)), True), (die(2, Area.LEFT_TABLE, (420.0, 230.0)), False),
-             (sure(6, Area.LEFT_TABLE, (420.0, 230.0)), False))
+    is not his: the throw is judged (here: called).  Read at 0.99 only (7599, 7602, 7603, 7621 s15f: 0.90-0.96), it is
+    not his either when it lies 40 mm or more from every place his dice lay (here 113 mm; those four 46-148 mm); within
+    that (here 25 mm from his 4), or showing one of his faces, it may be his, as before."""
+    cases = ((sure(2, Area.LEFT_TABLE, (420.0, 230.0)), True), (die(2, Area.LEFT_TABLE, (420.0, 230.0)), True),
+             (die(2, Area.LEFT_TABLE, (530.0, 183.0)), False), (sure(6, Area.LEFT_TABLE, (420.0, 230.0)), False))
     for read, called in cases:
         s = opened().show(P1, BLACK_64).show(P2, BLACK_64)
         s.show(P2, (read, unread(die(1, Area.LEFT_TABLE, (460.0, 300.0)))))  # Black lifts; White's throw lands there

@@ -2393,6 +2393,9 @@ class Tracker:
         if (now.play is None or now.unplayed or s.fix is not None or s.hold[1] != s.sent or self._moved_on):
             return []  # (a play from a board the laws do not have, or looks not of the lifted board: never called)
         roll = dice if 0 not in dice else _roll_of(now.play)
+        if roll is None and now.kind is JudgementKind.LEGAL:
+            # (a play of one die judged sure with a face unread: the roll the judge is sure of -- 7617 s15f frame 2036)
+            roll = judge_throw(before, dice, [sc.readings], cfg, weak=s.weak)[0]
         rolls_too: tuple[tuple[int, int], ...] = ()
         if now.kind is not JudgementKind.LEGAL:
             # a face unread: the board corrected to read surely, but a legal play of several rolls with the faces read
@@ -2403,7 +2406,18 @@ class Tracker:
                 roll = judge_throw(before, dice, [sc.readings], cfg, weak=s.weak)[0]
             rolls_too = self._rolls_to(before, dice, roll, now)
             if not rolls_too:
-                return []
+                # the board corrected to tells neither the roll nor (a legal play of some rolls with the faces read,
+                # a named illegal play of others) that it is a play: the lifted board is called only as at the lift
+                # (``_unread_called``: an illegal play whatever the unread face was, named alike under every roll),
+                # the board corrected to a legal play of the roll called (7605 s15f frame 2659: Black on the bar, his
+                # 6 read, the 2 unread, moved a checker 6 and lifted, then took it back: a dance of 6-2, 6-6, ...)
+                unread = self._unread_illegal(before, dice, roll, now.board)
+                if unread is None:
+                    return []
+                roll, old = unread
+                return self._called_corrected(before, roll, old, now, seq, t,
+                                              throw_note=f"the throw {roll[0]}{roll[1]} inferred from the corrected "
+                                                         "play (a face unread: of several rolls)")
         if roll is None:
             return []
         # (a face inferred from the correction is the one the players corrected to; only the faces read
@@ -2431,15 +2445,58 @@ class Tracker:
             if alt.kind is JudgementKind.ILLEGAL and all(
                     self._corrected_alike(before, roll, r, now.board, alt.board) for r in others):
                 old = alt
+        if old.kind is not JudgementKind.ILLEGAL and rolls_too:
+            # the likeliest roll of the correction (a tie: the face unread is the one the correction does not show)
+            # may be one of which the lifted board is no named play; under another roll reaching the correction it
+            # may be: that roll is the one the lifted board was played with, and the rest are weighed against it
+            # (7616 s15f frame 802: White on the bar, his 4 read, the 2 unread, played a 4 and a 2 elsewhere and
+            # corrected to bar/21, a play of 6-4 and of 4-2; called under 4-2, not under 6-4 -- never called)
+            for r in rolls_too:
+                play = next(p for p in _plays(before, r) if board_of(p.after) == now.board)
+                alt = judge_play(before, r, self._looks, cfg, exclude=frozenset({now.board}), weak=weak,
+                                 corrected_to=play)
+                if alt.kind is JudgementKind.ILLEGAL:
+                    roll, old, rolls_too = r, alt, tuple(x for x in (roll, *rolls_too) if x != r)
+                    break
         if old.kind is not JudgementKind.ILLEGAL or self._in_doubt(before, roll, old.board, old.label):
             return []
         if not all(self._illegal_alike(before, roll, r, now.board, old.board)
                    and not self._in_doubt(before, r, old.board, old.label) for r in rolls_too):
             return []
+        return self._called_corrected(before, roll, old, now, seq, t)
+
+    def _unread_illegal(self, before: Position, dice: tuple[int, int], likeliest: tuple[int, int],
+                        corrected: Board) -> tuple[tuple[int, int], Judgement] | None:
+        """The held play's looks (its throw a face unread, a face read) show an illegal play whatever the unread face
+        was (``referee.judge.judge_unread``), named alike under every roll tried and not in doubt, and ``corrected``
+        is a legal play of a roll tried: (the roll on record -- ``likeliest``, the correction's, if it is one of
+        them, else the one called --, the illegal judgement); else None."""
+        s = self.state
+        cfg = self.config.judge
+        assert cfg is not None
+        if 0 not in dice or not any(dice) or s.filled:
+            return None
+        found = judge_unread(before, dice, self._looks, cfg, weak=s.weak)
+        if found is None:
+            return None
+        roll, j, tried = found
+        named = {_left_incomplete(before, r, j.board) for r in tried}
+        if len(named) != 1 or None in named or self._in_doubt(before, roll, j.board, j.label):
+            return None
+        for r in (likeliest, roll):
+            if r in tried and any(board_of(p.after) == corrected for p in _plays(before, r)):
+                return r, j
+        return None
+
+    def _called_corrected(self, before: Position, roll: tuple[int, int], old: Judgement, now: Any, seq: int,
+                          t: float, *, throw_note: str = "the throw read from the corrected play") -> list[Emitted]:
+        """The held play called illegal (``old``, under ``roll``) and its correction ``now`` put on record."""
+        s = self.state
+        assert s.hold is not None
         mover = _side(s.hold[0])
         other_name = _named_otherwise(before, roll, old.board, old.label)
         out = [Emitted(DiceThrown(mover, (DieThrow(roll[0]), DieThrow(roll[1])), t=t), seq,
-                       note="the throw read from the corrected play")] if s.hold_throw else []
+                       note=throw_note)] if s.hold_throw else []
         out += [Emitted(PositionObserved(position_of(old.board, mover.opponent), t=t), seq,
                         _changed_points(board_of(before), old.board), unsure=other_name,
                         note=f"the dice were lifted on an illegal play ({old.label}; corrected since)"),

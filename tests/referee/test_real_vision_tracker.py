@@ -1398,3 +1398,102 @@ def test_the_laws_board_is_put_in_step_with_the_likeliest_whole_board_when_the_s
     read[10] = (0, 0, 1.0, ())
     assert _patched_likeliest(laws, _scene_read(tuple(read)), cfg) == tuple(
         (1, 0) if i == 9 else (4, 0) if i == 12 else c for i, c in enumerate(laws))
+
+
+def test_a_held_play_illegal_whatever_its_unread_face_is_called_under_the_roll_that_names_it() -> None:
+    """7616 s15f frame 802 (and 7598 frame 966): White on the bar, his 4 read, the 2 unread, moved a checker 2
+    elsewhere and lifted (held: a 'bar' play whatever the unread face), then corrected, with no throw, to bar/21, a play
+    of 6-4 and of 4-2 alike.  The likeliest roll of the correction (a tie) was 6-4, of which the lifted board is no named
+    play: nothing was called, and the 6-4 went on record.  Under 4-2 it is a 'bar' play, named alike under 6-4 (no
+    legal play of it): called, the 4-2 on record.  Here BLACK, two on the bar, WHITE holding his 2 and 6 points."""
+    white = [0] * 26
+    black = [0] * 26
+    white[2], white[6], white[8], white[13], white[24] = 2, 3, 3, 5, 2
+    black[25], black[13], black[8], black[6] = 2, 5, 3, 5
+    laws = Position(tuple(white), tuple(black), Side.BLACK)
+    lifted_black = list(black)
+    lifted_black[13], lifted_black[11] = 4, 1  # 13/11 (the unread 2) with two on the bar
+    lifted = Position(tuple(white), tuple(lifted_black), Side.BLACK)
+    corrected = after(laws, (4, 2), "bar/21")
+    assert board_of(parse_play("bar/21", laws, (6, 4)).after) == board_of(corrected)  # (a 6-4 play too)
+    dice = (sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[0])), unread(die(2, Area.LEFT_TABLE, B_SPOTS[1])))
+    state = TrackerState(phase=TPhase.TO_THROW, turn=Side.BLACK, board=board_of(laws), sent=board_of(laws),
+                         start=board_of(laws), game=1, move=20, cube_face=64, known=True)
+    for fixed in (True, False):
+        script = Script(seq=10).show(laws, dice).show(lifted, dice).show(lifted)
+        end = corrected if fixed else lifted
+        if fixed:
+            script.show(corrected)
+        script.show(end, thrown(Side.WHITE, 2, 1))
+        tr = Tracker(REAL, state)
+        out = [e for o in script for e in tr.feed(o)]
+        notes = [e.note for e in out if isinstance(e.event, PositionObserved)]
+        assert any(n.startswith("the dice were lifted on an illegal play (bar") for n in notes) is fixed, notes
+        throws = [e for e in out if isinstance(e.event, DiceThrown) and e.event.player is Side.BLACK]
+        if fixed:
+            assert len(throws) == 1 and sorted(throws[0].event.values) == [2, 4], [e.note for e in out]
+
+
+def test_a_dance_played_illegally_whatever_its_unread_face_is_called_when_taken_back() -> None:
+    """7605 s15f frame 2659 (and 7602 frame 2780): Black on the bar, his 6 read, the 2 unread, moved a checker 2
+    elsewhere and lifted (held), then took it back: the board as it stood, a dance of 6-2 (and of 6-5, 6-6) but an
+    illegal play of 6-1, 6-3 and 6-4, which enter.  The correction tells neither the roll nor that it is a play, and
+    nothing was called.  The lifted board is a 'bar' play whatever the unread face was, named alike under every roll
+    (``judge_unread``, as at the lift), and the board taken back to is a legal play of the likeliest of them: called.
+    Not taken back, nothing is called.  Here WHITE holds his 2, 5 and 6 points."""
+    white = [0] * 26
+    black = [0] * 26
+    white[2], white[5], white[6], white[13], white[8] = 2, 2, 2, 5, 4
+    black[25], black[24], black[13], black[8], black[6] = 1, 1, 5, 3, 5
+    laws = Position(tuple(white), tuple(black), Side.BLACK)
+    lifted_black = list(black)
+    lifted_black[13], lifted_black[11] = 4, 1  # 13/11 (the 2 unread) with one on the bar
+    lifted = Position(tuple(white), tuple(lifted_black), Side.BLACK)
+    dice = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), unread(die(2, Area.LEFT_TABLE, B_SPOTS[1])))
+    found = judge_unread(laws, (6, 0), [reading_of(board_of(lifted), 1.0)], LikelihoodConfig())
+    assert found is not None and found[0] == (6, 2) and found[1].label == "bar" and len(found[2]) == 6
+    state = TrackerState(phase=TPhase.TO_THROW, turn=Side.BLACK, board=board_of(laws), sent=board_of(laws),
+                         start=board_of(laws), game=1, move=20, cube_face=64, known=True)
+    for taken_back in (True, False):
+        script = Script(seq=10).show(laws, dice).show(lifted, dice).show(lifted)
+        end = laws if taken_back else lifted
+        if taken_back:
+            script.show(laws)
+        script.show(end, thrown(Side.WHITE, 2, 1))
+        tr = Tracker(REAL, state)
+        out = [e for o in script for e in tr.feed(o)]
+        notes = [e.note for e in out if isinstance(e.event, PositionObserved)]
+        assert any(n.startswith("the dice were lifted on an illegal play (bar") for n in notes) is taken_back, notes
+
+
+def test_a_held_play_corrected_to_a_sure_play_of_one_die_is_called_under_the_roll_the_judge_is_sure_of() -> None:
+    """7617 s15f frame 2036: Black on the bar, his 1 read, the 6 unread, moved a checker 1 elsewhere and lifted
+    (held), then corrected, with no throw, to bar/19 alone -- the whole of a 6-1 (the 1 cannot be played after it),
+    judged sure.  A play of one die tells no roll by itself (``_roll_of``), so nothing was called; the roll the judge
+    is sure of (6-1) calls the lifted board a 'bar' play.  Not corrected, nothing is called.  Here BLACK, two on the
+    bar, WHITE holding his 1 point."""
+    white = [0] * 26
+    black = [0] * 26
+    white[1], white[3], white[4], white[8], white[13] = 2, 3, 2, 3, 5
+    black[25], black[13], black[8], black[6] = 2, 5, 3, 5
+    laws = Position(tuple(white), tuple(black), Side.BLACK)
+    lifted_black = list(black)
+    lifted_black[8], lifted_black[7] = 2, 1  # 8/7 (the 1 read) with two on the bar
+    lifted = Position(tuple(white), tuple(lifted_black), Side.BLACK)
+    corrected = after(laws, (6, 1), "bar/19")
+    dice = (sure_face(die(1, Area.LEFT_TABLE, B_SPOTS[0])), unread(die(6, Area.LEFT_TABLE, B_SPOTS[1])))
+    state = TrackerState(phase=TPhase.TO_THROW, turn=Side.BLACK, board=board_of(laws), sent=board_of(laws),
+                         start=board_of(laws), game=1, move=20, cube_face=64, known=True)
+    for fixed in (True, False):
+        script = Script(seq=10).show(laws, dice).show(lifted, dice).show(lifted)
+        end = corrected if fixed else lifted
+        if fixed:
+            script.show(corrected)
+        script.show(end, thrown(Side.WHITE, 2, 1))
+        tr = Tracker(REAL, state)
+        out = [e for o in script for e in tr.feed(o)]
+        notes = [e.note for e in out if isinstance(e.event, PositionObserved)]
+        assert any(n.startswith("the dice were lifted on an illegal play (bar") for n in notes) is fixed, notes
+        throws = [e for e in out if isinstance(e.event, DiceThrown) and e.event.player is Side.BLACK]
+        if fixed:
+            assert len(throws) == 1 and sorted(throws[0].event.values) == [1, 6], [e.note for e in out]

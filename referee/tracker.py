@@ -2216,18 +2216,26 @@ class Tracker:
         Only with a die of the throw seen landing and a face of it read (a throw never seen may be the other side's
         turn passed unseen).  7421 s12v frame 2174: Black moved a white checker with a 6 and a die unread."""
         s = self.state
-        cfg = self.config.judge
-        assert s.dice is not None and cfg is not None
+        assert s.dice is not None
         if s.fix is not None or s.start != s.sent or s.filled or not s.dice_xy or not any(s.dice):
             return None
-        found = judge_unread(before, s.dice, looks, cfg, weak=s.weak)
+        found = self._illegal_named_alike(before, s.dice, looks)
+        return None if found is None else found[:2]
+
+    def _illegal_named_alike(self, before: Position, dice: tuple[int, int], looks: Sequence[Any]
+                             ) -> tuple[tuple[int, int], Judgement, tuple[tuple[int, int], ...]] | None:
+        """``referee.judge.judge_unread`` on ``looks`` (a face of ``dice`` unread), kept only when the illegal play is
+        named alike under every roll tried (a play left incomplete or not) and not in doubt."""
+        cfg = self.config.judge
+        assert cfg is not None
+        found = judge_unread(before, dice, looks, cfg, weak=self.state.weak)
         if found is None:
             return None
         roll, j, tried = found
         named = {_left_incomplete(before, r, j.board) for r in tried}
         if len(named) != 1 or None in named or self._in_doubt(before, roll, j.board, j.label):
             return None
-        return roll, j
+        return found
 
     def _on_record(self, turn: Side, start: Board, roll: tuple[int, int], j: Any, seq: int, t: float, *,
                    dice_read: bool, throw: bool) -> list[Emitted]:
@@ -2471,18 +2479,12 @@ class Tracker:
         was (``referee.judge.judge_unread``), named alike under every roll tried and not in doubt, and ``corrected``
         is a legal play of a roll tried: (the roll on record -- ``likeliest``, the correction's, if it is one of
         them, else the one called --, the illegal judgement); else None."""
-        s = self.state
-        cfg = self.config.judge
-        assert cfg is not None
-        if 0 not in dice or not any(dice) or s.filled:
+        if 0 not in dice or not any(dice) or self.state.filled:
             return None
-        found = judge_unread(before, dice, self._looks, cfg, weak=s.weak)
+        found = self._illegal_named_alike(before, dice, self._looks)
         if found is None:
             return None
         roll, j, tried = found
-        named = {_left_incomplete(before, r, j.board) for r in tried}
-        if len(named) != 1 or None in named or self._in_doubt(before, roll, j.board, j.label):
-            return None
         for r in (likeliest, roll):
             if r in tried and any(board_of(p.after) == corrected for p in _plays(before, r)):
                 return r, j

@@ -1400,6 +1400,23 @@ def test_the_laws_board_is_put_in_step_with_the_likeliest_whole_board_when_the_s
         (1, 0) if i == 9 else (4, 0) if i == 12 else c for i, c in enumerate(laws))
 
 
+def _held_then(laws: Position, dice: tuple[SeenDie, SeenDie], lifted: Position,
+               corrected: Position | None) -> tuple[bool, list[Emitted]]:
+    """BLACK's throw ``dice`` landing, his play to ``lifted`` and the lift (held), then ``corrected`` (None: left as
+    lifted) and WHITE's throw: (whether the lifted board was called a 'bar' play, every event emitted)."""
+    state = TrackerState(phase=TPhase.TO_THROW, turn=Side.BLACK, board=board_of(laws), sent=board_of(laws),
+                         start=board_of(laws), game=1, move=20, cube_face=64, known=True)
+    script = Script(seq=10).show(laws, dice).show(lifted, dice).show(lifted)
+    end = lifted if corrected is None else corrected
+    if corrected is not None:
+        script.show(corrected)
+    script.show(end, thrown(Side.WHITE, 2, 1))
+    tr = Tracker(REAL, state)
+    out = [e for o in script for e in tr.feed(o)]
+    notes = [e.note for e in out if isinstance(e.event, PositionObserved)]
+    return any(n.startswith("the dice were lifted on an illegal play (bar") for n in notes), out
+
+
 def test_a_held_play_illegal_whatever_its_unread_face_is_called_under_the_roll_that_names_it() -> None:
     """7616 s15f frame 802 (and 7598 frame 966): White on the bar, his 4 read, the 2 unread, moved a checker 2
     elsewhere and lifted (held: a 'bar' play whatever the unread face), then corrected, with no throw, to bar/21, a play
@@ -1417,18 +1434,9 @@ def test_a_held_play_illegal_whatever_its_unread_face_is_called_under_the_roll_t
     corrected = after(laws, (4, 2), "bar/21")
     assert board_of(parse_play("bar/21", laws, (6, 4)).after) == board_of(corrected)  # (a 6-4 play too)
     dice = (sure_face(die(4, Area.LEFT_TABLE, B_SPOTS[0])), unread(die(2, Area.LEFT_TABLE, B_SPOTS[1])))
-    state = TrackerState(phase=TPhase.TO_THROW, turn=Side.BLACK, board=board_of(laws), sent=board_of(laws),
-                         start=board_of(laws), game=1, move=20, cube_face=64, known=True)
     for fixed in (True, False):
-        script = Script(seq=10).show(laws, dice).show(lifted, dice).show(lifted)
-        end = corrected if fixed else lifted
-        if fixed:
-            script.show(corrected)
-        script.show(end, thrown(Side.WHITE, 2, 1))
-        tr = Tracker(REAL, state)
-        out = [e for o in script for e in tr.feed(o)]
-        notes = [e.note for e in out if isinstance(e.event, PositionObserved)]
-        assert any(n.startswith("the dice were lifted on an illegal play (bar") for n in notes) is fixed, notes
+        called, out = _held_then(laws, dice, lifted, corrected if fixed else None)
+        assert called is fixed, [e.note for e in out]
         throws = [e for e in out if isinstance(e.event, DiceThrown) and e.event.player is Side.BLACK]
         if fixed:
             assert len(throws) == 1 and sorted(throws[0].event.values) == [2, 4], [e.note for e in out]
@@ -1452,18 +1460,9 @@ def test_a_dance_played_illegally_whatever_its_unread_face_is_called_when_taken_
     dice = (sure_face(die(6, Area.LEFT_TABLE, B_SPOTS[0])), unread(die(2, Area.LEFT_TABLE, B_SPOTS[1])))
     found = judge_unread(laws, (6, 0), [reading_of(board_of(lifted), 1.0)], LikelihoodConfig())
     assert found is not None and found[0] == (6, 2) and found[1].label == "bar" and len(found[2]) == 6
-    state = TrackerState(phase=TPhase.TO_THROW, turn=Side.BLACK, board=board_of(laws), sent=board_of(laws),
-                         start=board_of(laws), game=1, move=20, cube_face=64, known=True)
     for taken_back in (True, False):
-        script = Script(seq=10).show(laws, dice).show(lifted, dice).show(lifted)
-        end = laws if taken_back else lifted
-        if taken_back:
-            script.show(laws)
-        script.show(end, thrown(Side.WHITE, 2, 1))
-        tr = Tracker(REAL, state)
-        out = [e for o in script for e in tr.feed(o)]
-        notes = [e.note for e in out if isinstance(e.event, PositionObserved)]
-        assert any(n.startswith("the dice were lifted on an illegal play (bar") for n in notes) is taken_back, notes
+        called, out = _held_then(laws, dice, lifted, laws if taken_back else None)
+        assert called is taken_back, [e.note for e in out]
 
 
 def test_a_held_play_corrected_to_a_sure_play_of_one_die_is_called_under_the_roll_the_judge_is_sure_of() -> None:
@@ -1482,18 +1481,9 @@ def test_a_held_play_corrected_to_a_sure_play_of_one_die_is_called_under_the_rol
     lifted = Position(tuple(white), tuple(lifted_black), Side.BLACK)
     corrected = after(laws, (6, 1), "bar/19")
     dice = (sure_face(die(1, Area.LEFT_TABLE, B_SPOTS[0])), unread(die(6, Area.LEFT_TABLE, B_SPOTS[1])))
-    state = TrackerState(phase=TPhase.TO_THROW, turn=Side.BLACK, board=board_of(laws), sent=board_of(laws),
-                         start=board_of(laws), game=1, move=20, cube_face=64, known=True)
     for fixed in (True, False):
-        script = Script(seq=10).show(laws, dice).show(lifted, dice).show(lifted)
-        end = corrected if fixed else lifted
-        if fixed:
-            script.show(corrected)
-        script.show(end, thrown(Side.WHITE, 2, 1))
-        tr = Tracker(REAL, state)
-        out = [e for o in script for e in tr.feed(o)]
-        notes = [e.note for e in out if isinstance(e.event, PositionObserved)]
-        assert any(n.startswith("the dice were lifted on an illegal play (bar") for n in notes) is fixed, notes
+        called, out = _held_then(laws, dice, lifted, corrected if fixed else None)
+        assert called is fixed, [e.note for e in out]
         throws = [e for e in out if isinstance(e.event, DiceThrown) and e.event.player is Side.BLACK]
         if fixed:
             assert len(throws) == 1 and sorted(throws[0].event.values) == [1, 6], [e.note for e in out]

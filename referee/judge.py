@@ -306,8 +306,9 @@ def illegal_boards(before: Position, dice: Dice, plays: Iterable[Play]) -> dict[
             # one of them, the others on the bar (7561 s14f frame 2667: 23/19*/18*, one white checker on the bar and
             # one in the tray -- a board no family held, so the lifted play and its correction were judged legal)
             if st.hit:
-                add(_moved(before, side, [(x.start, x.end) for x in steps], hit_to="off"), "hit_not_to_bar")
-                add(_moved(before, side, [(x.start, x.end) for x in steps], hit_to="off", off_hits=1), "hit_not_to_bar")
+                moves = [(x.start, x.end) for x in steps]
+                add(_moved(before, side, moves, hit_to="off"), "hit_not_to_bar")
+                add(_moved(before, side, moves, hit_to="off", off_hits=1), "hit_not_to_bar")
     on_bar = me[BAR] > 0
     for s in range(1, 25):
         if me[s] <= 0:

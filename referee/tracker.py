@@ -841,10 +841,9 @@ def _verdict(turn: Side, roll: tuple[int, int], start: Board, board: Board) -> t
         before = position_of(start, turn)
     except (PositionError, ValueError):
         return None
-    plays = _plays(before, roll)
-    if any(board_of(p.after) == board for p in plays):
+    if _play_to(before, roll, board) is not None:
         return None
-    label = illegal_boards(before, Dice(*roll), plays).get(board)
+    label = illegal_boards(before, Dice(*roll), _plays(before, roll)).get(board)
     if label is None:
         return None
     return label, _named_otherwise(before, roll, board, label)
@@ -2401,8 +2400,9 @@ class Tracker:
         if (now.play is None or now.unplayed or s.fix is not None or s.hold[1] != s.sent or self._moved_on):
             return []  # (a play from a board the laws do not have, or looks not of the lifted board: never called)
         roll = dice if 0 not in dice else _roll_of(now.play)
-        if roll is None and now.kind is JudgementKind.LEGAL:
-            # (a play of one die judged sure with a face unread: the roll the judge is sure of -- 7617 s15f frame 2036)
+        if roll is None:
+            # (a play of one die with a face unread: the roll the judge is sure of, or the likeliest -- 7617 s15f
+            # frame 2036)
             roll = judge_throw(before, dice, [sc.readings], cfg, weak=s.weak)[0]
         rolls_too: tuple[tuple[int, int], ...] = ()
         if now.kind is not JudgementKind.LEGAL:
@@ -2410,8 +2410,6 @@ class Tracker:
             # (which one unsure): the lifted board is called only when under each of them it is illegal, named alike
             if 0 not in dice:
                 return []
-            if roll is None:  # (a play of one die: the likeliest roll)
-                roll = judge_throw(before, dice, [sc.readings], cfg, weak=s.weak)[0]
             rolls_too = self._rolls_to(before, dice, roll, now)
             if not rolls_too:
                 # the board corrected to tells neither the roll nor (a legal play of some rolls with the faces read,
@@ -2426,8 +2424,6 @@ class Tracker:
                 return self._called_corrected(before, roll, old, now, seq, t,
                                               throw_note=f"the throw {roll[0]}{roll[1]} inferred from the corrected "
                                                          "play (a face unread: of several rolls)")
-        if roll is None:
-            return []
         # (a face inferred from the correction is the one the players corrected to; only the faces read
         # below call_face_confidence may be misread -- unless the correction shows them: the board corrected to
         # is a play of the roll read and of no roll with a weak face misread, so the roll read is the one played;
@@ -2460,7 +2456,8 @@ class Tracker:
             # (7616 s15f frame 802: White on the bar, his 4 read, the 2 unread, played a 4 and a 2 elsewhere and
             # corrected to bar/21, a play of 6-4 and of 4-2; called under 4-2, not under 6-4 -- never called)
             for r in rolls_too:
-                play = next(p for p in _plays(before, r) if board_of(p.after) == now.board)
+                play = _play_to(before, r, now.board)
+                assert play is not None  # (every roll of ``_rolls_to`` reaches the correction)
                 alt = judge_play(before, r, self._looks, cfg, exclude=frozenset({now.board}), weak=weak,
                                  corrected_to=play)
                 if alt.kind is JudgementKind.ILLEGAL:
@@ -2486,7 +2483,7 @@ class Tracker:
             return None
         roll, j, tried = found
         for r in (likeliest, roll):
-            if r in tried and any(board_of(p.after) == corrected for p in _plays(before, r)):
+            if r in tried and _play_to(before, r, corrected) is not None:
                 return r, j
         return None
 
@@ -2525,7 +2522,7 @@ class Tracker:
             if _hi_lo(r) == _hi_lo(roll) or any(faces.count(f) > r.count(f) for f in faces):
                 continue
             try:
-                if any(board_of(p.after) == now.board for p in _plays(before, r)):
+                if _play_to(before, r, now.board) is not None:
                     out.append(r)
             except PositionError:
                 continue
@@ -2540,7 +2537,7 @@ class Tracker:
         play is no family of 2-2's -- 7567 s14f frame 1241.)"""
         cfg = self.config.judge
         assert cfg is not None
-        play = next((p for p in _plays(before, other) if board_of(p.after) == corrected), None)
+        play = _play_to(before, other, corrected)
         if play is None or _left_incomplete(before, other, lifted) is None:
             return False
         j = judge_play(before, other, self._looks, cfg, exclude=frozenset({corrected}), weak=(), corrected_to=play)
@@ -2555,7 +2552,7 @@ class Tracker:
         (a play left incomplete or not) under both rolls."""
         cfg = self.config.judge
         assert cfg is not None
-        play = next((p for p in _plays(before, other) if board_of(p.after) == corrected), None)
+        play = _play_to(before, other, corrected)
         if play is None:
             return False
         j = judge_play(before, other, self._looks, cfg, exclude=frozenset({corrected}), weak=(), corrected_to=play)
@@ -2686,7 +2683,7 @@ def _unread_off(before: Position, dice: tuple[int, int], board: Board) -> bool:
         if read in (a, b):
             continue
         try:
-            if any(board_of(p.after) == board for p in _plays(before, (a, b))):
+            if _play_to(before, (a, b), board) is not None:
                 return True
         except PositionError:
             continue
@@ -2701,6 +2698,18 @@ def _plays(before: Position, roll: tuple[int, int]) -> LegalPlays:
     from rules.laws.machine import cached_legal_plays
 
     return cached_legal_plays(before, Dice(*roll), False)  # (the tracker's own legal plays use the default)
+
+
+def _play_to(before: Position, roll: tuple[int, int], board: Board) -> Play | None:
+    """The legal play of ``roll`` from ``before`` that reaches ``board``, or None (found by the position, not by
+    building every play)."""
+    try:
+        after = position_of(board, before.turn.opponent)
+    except (PositionError, ValueError):
+        return None  # (no position at all: no play reaches it)
+    if board_of(after) != board:
+        return None  # (a board no position gives, e.g. a checker in the wrong tray)
+    return _plays(before, roll).find(after)
 
 
 def pass_chance(before: Position) -> float:
@@ -2721,7 +2730,7 @@ def _no_play(plays: LegalPlays) -> bool:
 def _left_incomplete(before: Position, roll: tuple[int, int], board: Board) -> bool | None:
     """How the laws name ``board`` after ``roll`` from ``before``: a play left incomplete (True), another illegal play
     (False); None when it is a legal play."""
-    if any(board_of(p.after) == board for p in _plays(before, roll)):
+    if _play_to(before, roll, board) is not None:
         return None
     return _partial(before, roll, board)
 

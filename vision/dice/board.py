@@ -502,7 +502,8 @@ def read_dice(
     near: frozenset[int] = frozenset()  # the near look's readings (positions in ``kept``)
     if top_model is not None:
         top = top_view(image, *search.fixed_maps)
-        look = max(dcfg.second_look_below, dcfg.second_look_found_below) > 0
+        look_below = max(dcfg.second_look_below, dcfg.second_look_found_below)  # (0: no second look)
+        look = look_below > 0
         heat = detector().heat(top)
         peaks = detector().peaks_in(heat, min(dcfg.detect_min_score, dcfg.second_look_min_score) if look else dcfg.detect_min_score,
                                     max(dcfg.detect_max_peaks, dcfg.second_look_peaks) if look else dcfg.detect_max_peaks,
@@ -517,7 +518,7 @@ def read_dice(
             mm, guesses = recentre(gray, profile, mm, guesses, search.z, top_model, dcfg)
         kept = [i for i, g in enumerate(guesses) if is_found(g, dcfg)]
         scores = [(1 - guesses[i].not_die) * guesses[i].probability for i in kept]
-        if len(kept) < max(dcfg.second_look_below, dcfg.second_look_found_below) and not all(first):
+        if len(kept) < look_below and not all(first):
             reads = dcfg.second_look_max_reads if len(kept) < dcfg.second_look_below else dcfg.second_look_found_reads
             lmm, lg = second_look(gray, profile, allmm[[not f for f in first]][:reads], search.z, top_model, dcfg)
             kept += range(len(guesses), len(guesses) + len(lg))

@@ -194,9 +194,9 @@ def _vote_share(g: list[FaceGuess], face: int, vote_notdie: float) -> float:
     turned check read surely (7588 f1495, a 5 and a 1); weighed by (1 - P(not a die)) only, their
     share was 0.67 < ``top_vote_share``.  Seen: 39 re-rendered s15f game frames faces right 52 -> 56
     of 102, slots 900040-900339 498 -> 503 of 600, wrong faces and phantoms unchanged."""
-    agree = [a for a in g if a.not_die < vote_notdie]
-    wsum = sum((1 - a.not_die) * a.probability for a in agree)
-    return sum((1 - a.not_die) * a.probability for a in agree if a.face == face) / wsum if wsum > 0 else 1.0
+    votes = [((1 - a.not_die) * a.probability, a.face) for a in g if a.not_die < vote_notdie]
+    wsum = sum(w for w, _ in votes)
+    return sum(w for w, f in votes if f == face) / wsum if wsum > 0 else 1.0
 
 
 def face_needed(p_flat: float, config: VisionConfig, dcfg: DiceConfig = DICE) -> float:

@@ -581,11 +581,14 @@ def test_a_journalled_doubt_and_landed_home_round_trip_and_a_malformed_doubt_is_
     state = replace(Tracker(REAL).state, doubt=((24, 1, 0, -0.5), (3, 0, -1, -2.25)), landed_home=True)
     assert TrackerState.from_json(state.to_json()) == state
     marked = replace(state, marks_xy=((327.08, 363.19), (599.0, 406.5)),  # marks of the board kept for the game
-                     early_die=(640.0, 370.0, 4), early_wait=True)  # an early throw's call waiting for the lift
+                     early_die=(640.0, 370.0, 4), early_wait=True,  # an early throw's call waiting for the lift
+                     other_xy=((600.0, 380.0), (640.0, 370.0)), other_faces=(4, 0), other_firm=(4, 0))
     assert TrackerState.from_json(json.loads(json.dumps(marked.to_json()))) == marked
     bad = {**state.to_json(), "doubt": [[24, 1]]}
     with pytest.raises(ValueError, match=r"cannot restore the tracker state from .*'doubt': \[\[24, 1\]\]"):
         TrackerState.from_json(bad)
+    with pytest.raises(ValueError, match=r"cannot restore the tracker state from .*'other_firm': \['four'\]"):
+        TrackerState.from_json({**marked.to_json(), "other_firm": ["four"]})
 
 
 def test_after_a_throw_inferred_from_its_play_a_void_looking_throw_is_asked_unless_checkers_moved_surely() -> None:
